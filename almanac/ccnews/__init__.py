@@ -1,0 +1,1 @@
+"""CommonCrawl News: WARC and news-please JSONL readers, extraction, filters, downloader."""

@@ -1,0 +1,171 @@
+"""CC-News ingest: raw files of one crawl month -> filtered article rows + a ledger of rejects.
+
+One work item per file, so Ray spreads a month's WARC files over the workers; every worker returns
+its rows and its own ledger, merged by the stage in file order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from almanac.ccnews.extract import decode_html, detect_language, extract_article, normalize_text
+from almanac.ccnews.filters import (
+    FilterConfig,
+    Verdict,
+    check_domain,
+    check_language,
+    check_length,
+    check_publish_window,
+    resolve_publish_date,
+)
+from almanac.ccnews.newsplease import read_newsplease
+from almanac.ccnews.records import ParsedArticle, RawPage, ReaderItem, Skipped, Unreadable
+from almanac.ccnews.warc import read_warc
+from almanac.core.ids import canonical_url, content_id, source_domain
+from almanac.core.months import month_of
+from almanac.core.rejects import StageLedger
+
+STAGE = "ccnews_ingest"
+WARC_SUFFIXES = (".warc.gz", ".warc")
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
+# Bookkeeping files that sit beside raw data (the downloader's manifest) and are not inputs.
+IGNORED_NAMES = frozenset({"MANIFEST.json", "README.md", "warc.paths", "warc.paths.gz"})
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    raw_dir: str = "data/raw/sample/ccnews"
+    filters: FilterConfig = field(default_factory=FilterConfig)
+    decode_errors: str = "strict"  # "replace" keeps mis-encoded pages with U+FFFD instead of rejecting
+
+
+@dataclass(frozen=True)
+class FileTask:
+    path: str
+    label: str  # stable name of the file in source locations (relative, so IDs don't depend on clones)
+    kind: str  # "warc" | "newsplease_jsonl" | "unknown"
+    config: IngestConfig
+
+
+def discover_files(raw_dir: Path, crawl_month: str) -> list[tuple[Path, str]]:
+    """Every input file of one crawl month, sorted, with its reader kind."""
+    month_dir = raw_dir / crawl_month
+    if not month_dir.is_dir():
+        raise FileNotFoundError(f"no raw directory for month {crawl_month}: {month_dir}")
+    found = []
+    # Not ``is_file()``: a dangling link or special file must fail loudly when opened, not vanish here.
+    for path in sorted(p for p in month_dir.rglob("*") if not p.is_dir()):
+        # ``.part`` files are downloads still in progress (almanac.core.download resumes them).
+        if path.name.startswith(".") or path.name in IGNORED_NAMES or path.name.endswith(".part"):
+            continue
+        found.append((path, file_kind(path.name)))
+    return found
+
+
+def file_kind(name: str) -> str:
+    if name.endswith(WARC_SUFFIXES):
+        return "warc"
+    if name.endswith(JSONL_SUFFIXES):
+        return "newsplease_jsonl"
+    return "unknown"
+
+
+def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
+    """Read, extract and filter one file. Never raises for bad content, only for unreadable files."""
+    ledger = StageLedger(STAGE)
+    rows: list[dict[str, Any]] = []
+    for item in _read(task):
+        if isinstance(item, Skipped):
+            ledger.count("skipped_records_by_type", item.record_type)
+            continue
+        ledger.items_in += 1
+        if isinstance(item, Unreadable):
+            ledger.reject(content_id(item.source), item.reason, item.detail, item.source)
+            continue
+        row, verdict = _to_article(item, task)
+        if verdict is not None:
+            ledger.reject(content_id(item.url, item.source), verdict[0], verdict[1], item.source)
+        else:
+            assert row is not None
+            rows.append(row)
+            ledger.items_out += 1
+    return rows, ledger
+
+
+def _read(task: FileTask) -> Iterator[ReaderItem]:
+    path = Path(task.path)
+    if task.kind == "warc":
+        yield from read_warc(path, task.label)
+    elif task.kind == "newsplease_jsonl":
+        yield from read_newsplease(path, task.label)
+    else:
+        yield Unreadable("unknown_file_type", "expected .warc(.gz) or .jsonl(.gz)", f"{task.label}:0")
+
+
+def _to_article(item: RawPage | ParsedArticle, task: FileTask) -> tuple[dict[str, Any] | None, Verdict]:
+    filters = task.config.filters
+    url = canonical_url(item.url)
+    domain = source_domain(url)
+    verdict = check_domain(domain, filters)  # before extraction: the cheapest filter goes first
+    if verdict:
+        return None, verdict
+    if isinstance(item, RawPage):
+        try:
+            html = decode_html(item.html, item.charset, task.config.decode_errors)
+        except UnicodeDecodeError as error:
+            return None, ("undecodable_payload", f"bytes invalid for {error.encoding} at offset {error.start}")
+        extracted = extract_article(html, url)
+        if extracted is None:
+            return None, ("no_extractable_text", "trafilatura found no paragraph of article text")
+        title, text, published = extracted.title, extracted.text, extracted.publish_date
+    else:
+        title, text, published = item.title, normalize_text(item.text), item.publish_date
+    if not text:
+        return None, ("no_extractable_text", "empty article text")
+    word_count = len(text.split())
+    verdict = check_length(word_count, filters)  # first: language ID is unreliable on a few words
+    if verdict:
+        return None, verdict
+    language = detect_language(text)
+    verdict = check_language(language, filters)
+    if verdict:
+        return None, verdict
+    publish_date, verdict = resolve_publish_date(published, item.crawl_date, filters)
+    if verdict or publish_date is None:
+        return None, verdict
+    verdict = check_publish_window(publish_date, filters)
+    if verdict:
+        return None, verdict
+    return _row(item, task, url, domain, title, text, publish_date, language, word_count), None
+
+
+def _row(
+    item: RawPage | ParsedArticle,
+    task: FileTask,
+    url: str,
+    domain: str,
+    title: str | None,
+    text: str,
+    publish_date: datetime,
+    language: str,
+    word_count: int,
+) -> dict[str, Any]:
+    return {
+        "id": content_id(url, text),
+        "url": url,
+        "source_domain": domain,
+        "title": title,
+        "text": text,
+        "publish_date": publish_date.astimezone(UTC).replace(microsecond=0),
+        "publish_month": month_of(publish_date.astimezone(UTC)),
+        "language": language,
+        "word_count": word_count,
+        "crawl_date": item.crawl_date.replace(microsecond=0) if item.crawl_date else None,
+        "source_format": "warc" if isinstance(item, RawPage) else "newsplease_jsonl",
+        "source_file": task.label,
+        "source_offset": item.offset,
+    }

@@ -1,0 +1,1 @@
+"""Shared machinery every stage imports: I/O, schemas, IDs, rejects, params, months, Ray."""

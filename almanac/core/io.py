@@ -1,0 +1,97 @@
+"""Atomic, deterministic readers and writers for stage outputs.
+
+Every write goes to a temporary file in the destination directory and is renamed into place, so a
+killed stage never leaves a half-written file that a later stage (or DVC) would take as complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+PARQUET_COMPRESSION = "zstd"
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; rename it onto ``path`` only if the block succeeds."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(handle)
+    temp = Path(temp_name)
+    try:
+        yield temp
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def write_parquet(table: pa.Table, path: str | Path) -> None:
+    """Write one Parquet file atomically; same table and library versions give the same bytes."""
+    with atomic_path(path) as temp:
+        pq.write_table(table, temp, compression=PARQUET_COMPRESSION)
+
+
+def read_parquet(path: str | Path, schema: pa.Schema | None = None) -> pa.Table:
+    table = pq.read_table(path, schema=schema)
+    return table if schema is None else table.cast(schema)
+
+
+def write_json(data: Any, path: str | Path) -> None:
+    """Pretty, key-sorted JSON so that diffs between versions are readable."""
+    write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", path)
+
+
+def write_text(text: str, path: str | Path) -> None:
+    with atomic_path(path) as temp:
+        temp.write_text(text, encoding="utf-8")
+
+
+def read_json(path: str | Path) -> Any:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write_month_partitions(table: pa.Table, directory: str | Path, months: list[str] | None, column: str) -> None:
+    """Write ``<directory>/<month>.parquet`` per month, replacing the folder.
+
+    With ``months`` given, every listed month gets a file even when it has no rows (so per-month
+    downstream stages always find their input) and rows of other months are an error; with None,
+    one file per month present. The folder is built beside the target and swapped in, so readers
+    never see a mix of old and new partitions.
+    """
+    target = Path(directory)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        values = table.column(column).to_pylist()
+        if months is None:
+            months = sorted(set(values))
+        unexpected = sorted(set(values) - set(months))
+        if unexpected:
+            raise ValueError(f"rows for months not in scope: {unexpected}")
+        for month in months:
+            mask = pa.array([value == month for value in values], type=pa.bool_())
+            write_parquet(table.filter(mask), staging / f"{month}.parquet")
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
+def read_parquet_dir(directory: str | Path, schema: pa.Schema) -> pa.Table:
+    """Concatenate every ``*.parquet`` below ``directory`` in sorted path order."""
+    paths = sorted(Path(directory).rglob("*.parquet"))
+    tables = [read_parquet(path, schema) for path in paths]
+    return pa.concat_tables(tables) if tables else schema.empty_table()

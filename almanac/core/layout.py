@@ -1,0 +1,26 @@
+"""Where each stage reads and writes. ``dvc.yaml`` declares the same paths; one test checks both agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path("data")
+METRICS = Path("reports/metrics")
+
+
+def metrics_path(stage: str, month: str | None = None) -> Path:
+    return METRICS / stage / f"{month}.json" if month else METRICS / f"{stage}.json"
+
+
+def ingest_dir(crawl_month: str) -> Path:
+    """``articles/<publish month>.parquet`` and ``rejects.parquet`` of one CC-News crawl month."""
+    return DATA / "ingest" / crawl_month
+
+
+def articles_dir() -> Path:
+    """The deduplicated corpus: ``<publish month>.parquet``, the input of every per-month dataset stage."""
+    return DATA / "articles"
+
+
+def dedup_rejects() -> Path:
+    return DATA / "dedup" / "rejects.parquet"

@@ -1,0 +1,89 @@
+"""Per-stage accounting: every dropped item becomes a reject row and a count by reason.
+
+The funnel tables of every dataset are computed from these counts, so the invariant
+``items_in == items_out + rejected`` is checked before a stage writes its metrics.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from almanac.core.schemas import REJECT_SCHEMA, table_from_rows
+
+
+@dataclass(frozen=True)
+class Reject:
+    id: str
+    stage: str
+    reason: str
+    detail: str
+    source: str
+    related_id: str | None = None
+
+
+@dataclass
+class StageLedger:
+    """Counts what a stage read, kept and dropped (with reasons), plus free-form extra metrics."""
+
+    stage: str
+    items_in: int = 0
+    items_out: int = 0
+    rejects: list[Reject] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def reject(
+        self, item_id: str, reason: str, detail: str, source: str, related_id: str | None = None
+    ) -> None:
+        self.rejects.append(Reject(item_id, self.stage, reason, detail, source, related_id))
+
+    def merge(self, other: StageLedger) -> None:
+        """Fold a worker's ledger into this one (workers each count their own share)."""
+        self.items_in += other.items_in
+        self.items_out += other.items_out
+        self.rejects.extend(other.rejects)
+        for key, value in other.extra.items():
+            if isinstance(value, dict):
+                merged = Counter(self.extra.get(key, {}))
+                merged.update(value)
+                self.extra[key] = dict(sorted(merged.items()))
+            elif isinstance(value, int | float):
+                self.extra[key] = self.extra.get(key, 0) + value
+            else:
+                raise TypeError(f"cannot merge extra metric {key!r} of type {type(value).__name__}")
+
+    def count(self, key: str, label: str, amount: int = 1) -> None:
+        """Increment ``extra[key][label]``: for tallies that are not items (e.g. skipped WARC types)."""
+        bucket = self.extra.setdefault(key, {})
+        bucket[label] = bucket.get(label, 0) + amount
+
+    @property
+    def rejected_by_reason(self) -> dict[str, int]:
+        return dict(sorted(Counter(reject.reason for reject in self.rejects).items()))
+
+    def check_balance(self) -> None:
+        if self.items_in != self.items_out + len(self.rejects):
+            raise AssertionError(
+                f"{self.stage}: items_in={self.items_in} != items_out={self.items_out}"
+                f" + rejected={len(self.rejects)}; some item was lost without a reject row"
+            )
+
+    def metrics(self, seconds: float) -> dict[str, Any]:
+        self.check_balance()
+        return {
+            "stage": self.stage,
+            "items_in": self.items_in,
+            "items_out": self.items_out,
+            "rejected": len(self.rejects),
+            "rejected_by_reason": self.rejected_by_reason,
+            "seconds": round(seconds, 3),
+            **self.extra,
+        }
+
+    def rejects_table(self) -> pa.Table:
+        # Sorted so that the rejects file is byte-identical however work was split across workers.
+        rows = sorted((asdict(reject) for reject in self.rejects), key=lambda r: (r["source"], r["id"], r["reason"]))
+        return table_from_rows(rows, REJECT_SCHEMA)

@@ -1,0 +1,208 @@
+"""Batch mode: send a stage's cache misses through the OpenAI Batch API instead of live calls.
+
+The input is the standard batch JSONL (one ``{"custom_id", "method", "url", "body"}`` per line) —
+also what vLLM's offline runner (``python -m vllm.entrypoints.openai.run_batch``) reads and
+writes, so :func:`write_batch_input` / :func:`read_batch_output` serve both. The custom_id is the
+request's cache key, so answers map straight back into the cache.
+
+Resumable: once a batch is created its id is saved in a small state file named after the exact set
+of requests; a rerun of the same stage finds the file and re-attaches to the running batch instead
+of paying for a second one. If a batch is still running after ``batch_max_wait_s``,
+:class:`BatchPending` stops the stage; rerun it later to collect the answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import openai
+
+from almanac.core.io import read_json, write_json, write_text
+from almanac.llm.cache import CachedResponse, LLMCache
+from almanac.llm.config import RoleConfig
+from almanac.llm.secrets import redact
+from almanac.llm.transport import CallOutcome, make_client, request_body
+
+if TYPE_CHECKING:
+    from almanac.llm.client import LLMRequest
+
+log = logging.getLogger(__name__)
+
+CHAT_URL: Final = "/v1/chat/completions"
+MAX_REQUESTS_PER_BATCH = 50_000  # the OpenAI Batch API limit
+_TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+
+
+class BatchPending(RuntimeError):
+    """The batch is still running; its id is saved, so rerunning the stage re-attaches to it."""
+
+
+def batch_lines(role: RoleConfig, requests: Mapping[str, LLMRequest]) -> list[str]:
+    return [
+        json.dumps(
+            {
+                "custom_id": key,
+                "method": "POST",
+                "url": CHAT_URL,
+                "body": request_body(role, request.messages),
+            },
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        for key, request in sorted(requests.items())
+    ]
+
+
+def write_batch_input(role: RoleConfig, requests: Mapping[str, LLMRequest], path: str | Path) -> int:
+    """Write the batch JSONL (custom_id = cache key); returns the number of lines."""
+    lines = batch_lines(role, requests)
+    write_text("".join(line + "\n" for line in lines), path)
+    return len(lines)
+
+
+def read_batch_output(text: str, secrets: tuple[str, ...] = ()) -> dict[str, CallOutcome]:
+    """Parse an output or error JSONL (OpenAI or vLLM) into outcomes by custom_id."""
+    outcomes: dict[str, CallOutcome] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            custom_id = str(record["custom_id"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("batch output line %d is not a valid record; skipped", number)
+            continue
+        outcomes[custom_id] = _outcome(record, secrets)
+    return outcomes
+
+
+def _outcome(record: Mapping[str, Any], secrets: tuple[str, ...]) -> CallOutcome:
+    response = record.get("response") or {}
+    status = int(response.get("status_code") or 0)
+    body = response.get("body") or {}
+    if record.get("error") or status != 200:
+        detail = redact(
+            json.dumps(record.get("error") or body.get("error") or body, sort_keys=True)[:500], secrets
+        )
+        return CallOutcome("", 0, 0, 1, "llm_batch_error", f"HTTP {status}: {detail}")
+    try:
+        text = body["choices"][0]["message"]["content"] or ""
+    except (KeyError, IndexError, TypeError):
+        return CallOutcome("", 0, 0, 1, "llm_batch_error", "batch answer has no choices")
+    usage = body.get("usage") or {}
+    prompt_tokens, completion_tokens = (
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+    )
+    if not text.strip():
+        return CallOutcome(
+            "", prompt_tokens, completion_tokens, 1, "llm_empty_response", "empty batch answer"
+        )
+    return CallOutcome(text, prompt_tokens, completion_tokens, 1)
+
+
+def import_batch_output(
+    role: RoleConfig, requests: Mapping[str, LLMRequest], text: str, cache: LLMCache
+) -> dict[str, CallOutcome]:
+    """Fill the cache from an output file (e.g. produced by vLLM's offline batch runner)."""
+    outcomes = read_batch_output(text)
+    rows = [
+        (
+            key,
+            role.endpoint,
+            requests[key].task,
+            requests[key].prompt_version,
+            CachedResponse(out.text, out.prompt_tokens, out.completion_tokens),
+        )
+        for key, out in outcomes.items()
+        if key in requests and not out.error
+    ]
+    cache.put_many(rows)
+    return {key: outcomes[key] for key in requests if key in outcomes}
+
+
+def state_path(cache: LLMCache, role: RoleConfig, keys: Iterable[str]) -> Path:
+    digest = hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()[:20]
+    return cache.path.parent / "llm_batches" / f"{role.name or 'role'}-{digest}.json"
+
+
+async def run_batch(
+    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache
+) -> dict[str, CallOutcome]:
+    keys = sorted(misses)
+    chunks = [keys[i : i + MAX_REQUESTS_PER_BATCH] for i in range(0, len(keys), MAX_REQUESTS_PER_BATCH)]
+    outcomes: dict[str, CallOutcome] = {}
+    async with make_client(role, builtin_retries=role.max_retries) as client:
+        parts = await asyncio.gather(
+            *(_run_chunk(client, role, {key: misses[key] for key in chunk}, cache) for chunk in chunks)
+        )
+    for part in parts:
+        outcomes.update(part)
+    return outcomes
+
+
+async def _run_chunk(
+    client: openai.AsyncOpenAI, role: RoleConfig, requests: Mapping[str, LLMRequest], cache: LLMCache
+) -> dict[str, CallOutcome]:
+    state_file = state_path(cache, role, requests)
+    batch_id = read_json(state_file)["batch_id"] if state_file.exists() else ""
+    if batch_id:
+        log.info("llm role %s: re-attaching to batch %s", role.name, batch_id)
+    else:
+        payload = "".join(line + "\n" for line in batch_lines(role, requests)).encode("utf-8")
+        uploaded = await client.files.create(file=(state_file.stem + ".jsonl", payload), purpose="batch")
+        batch = await client.batches.create(
+            input_file_id=uploaded.id,
+            endpoint=CHAT_URL,
+            completion_window="24h",
+            metadata={"almanac_role": role.name},
+        )
+        batch_id = batch.id
+        write_json(
+            {"batch_id": batch_id, "input_file_id": uploaded.id, "requests": len(requests)}, state_file
+        )
+    batch = await _wait(client, role, batch_id)
+    secrets = (client.api_key,)
+    outcomes: dict[str, CallOutcome] = {}
+    for file_id in (batch.output_file_id, batch.error_file_id):
+        if file_id:
+            content = await client.files.content(file_id)
+            outcomes.update(read_batch_output(content.text, secrets))
+    rows = [
+        (
+            key,
+            role.endpoint,
+            requests[key].task,
+            requests[key].prompt_version,
+            CachedResponse(out.text, out.prompt_tokens, out.completion_tokens),
+        )
+        for key, out in outcomes.items()
+        if key in requests and not out.error
+    ]
+    cache.put_many(rows)  # one transaction: the state file goes only after the answers are safe
+    state_file.unlink(missing_ok=True)
+    missing = CallOutcome(
+        "", 0, 0, 1, "llm_batch_error", f"no answer in batch {batch_id} (status {batch.status})"
+    )
+    return {key: outcomes.get(key, missing) for key in requests}
+
+
+async def _wait(client: openai.AsyncOpenAI, role: RoleConfig, batch_id: str) -> Any:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + role.batch_max_wait_s
+    while True:
+        batch = await client.batches.retrieve(batch_id)
+        if batch.status in _TERMINAL:
+            return batch
+        if loop.time() >= deadline:
+            raise BatchPending(
+                f"llm role {role.name!r}: batch {batch_id} is {batch.status} after {role.batch_max_wait_s}s; "
+                "rerun the stage later to collect its answers"
+            )
+        await asyncio.sleep(min(role.batch_poll_s, max(0.0, deadline - loop.time())))

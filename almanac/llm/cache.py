@@ -1,0 +1,113 @@
+"""Persistent, content-addressed store of LLM answers (SQLite in WAL mode).
+
+Why SQLite: many Ray worker processes write to one file at once; WAL mode lets readers proceed while
+one writer commits, and a busy timeout queues concurrent writers instead of failing. Each finished
+call is committed on its own, so a ``kill -9`` loses only the calls that were still in flight; a
+rerun finds every committed answer and makes no request for it.
+
+The key is the SHA-256 of canonical JSON over everything that determines the answer: backend, server,
+model, rendered messages, sampling parameters and the prompt's version and content hash. The API key
+is not part of a key and is never stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    task TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    text TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    created REAL NOT NULL
+)
+"""
+_LOOKUP_CHUNK = 500  # stay below SQLite's bound-parameter limit
+
+
+def cache_key(payload: Mapping[str, Any]) -> str:
+    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedResponse:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class LLMCache:
+    """One connection per process (and per thread); open it where the work runs, not before forking."""
+
+    def __init__(self, path: str | Path, busy_timeout_s: float = 60.0) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, timeout=busy_timeout_s, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        # NORMAL: a commit survives a killed process (the WAL is in the OS cache); only power loss can
+        # drop the last few commits, which then are simply asked again.
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute(_SCHEMA)
+
+    def get(self, key: str) -> CachedResponse | None:
+        row = self._conn.execute(
+            "SELECT text, prompt_tokens, completion_tokens FROM responses WHERE key = ?", (key,)
+        ).fetchone()
+        return None if row is None else CachedResponse(row[0], row[1], row[2])
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, CachedResponse]:
+        unique = sorted(set(keys))
+        found: dict[str, CachedResponse] = {}
+        for start in range(0, len(unique), _LOOKUP_CHUNK):
+            chunk = unique[start : start + _LOOKUP_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            query = (
+                f"SELECT key, text, prompt_tokens, completion_tokens FROM responses WHERE key IN ({marks})"
+            )
+            for key, text, prompt_tokens, completion_tokens in self._conn.execute(query, chunk):
+                found[key] = CachedResponse(text, prompt_tokens, completion_tokens)
+        return found
+
+    def put(self, key: str, endpoint: str, task: str, prompt_version: str, response: CachedResponse) -> None:
+        self.put_many([(key, endpoint, task, prompt_version, response)])
+
+    def put_many(self, rows: Sequence[tuple[str, str, str, str, CachedResponse]]) -> None:
+        """Insert in one transaction; an existing key keeps its first answer (two workers may race)."""
+        if not rows:
+            return
+        now = time.time()
+        values = [
+            (key, endpoint, task, version, r.text, r.prompt_tokens, r.completion_tokens, now)
+            for key, endpoint, task, version, r in rows
+        ]
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany("INSERT OR IGNORE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def __len__(self) -> int:
+        return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> LLMCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

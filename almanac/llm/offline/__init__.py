@@ -1,0 +1,32 @@
+"""The offline backend: deterministic rule-based implementations of every task, built on spaCy.
+
+This is a baseline, not a mock. It lets the whole pipeline run without a key or GPU and gives a
+reference point a model has to beat; it writes answers in exactly the text format the prompts ask
+models for, so the same parsers and validators read both. Calls reach it through the same client
+(and cache) as a remote model, at zero token cost. The role's ``model`` names the spaCy pipeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from almanac.llm.offline.edit import date_repair, leakage
+from almanac.llm.offline.judge import select_best, validate
+from almanac.llm.offline.qgen import generate
+
+# Bump when any rule changes: it is part of the cache key, so old baseline answers are not reused.
+OFFLINE_VERSION = "1"
+
+OFFLINE_TASKS: dict[str, Callable[[Mapping[str, str], str], str]] = {
+    "qgen": generate,
+    "validate": validate,
+    "select_best": select_best,
+    "leakage": leakage,
+    "date_repair": date_repair,
+}
+
+
+def run_offline(task: str, variables: Mapping[str, str], model: str) -> str:
+    if task not in OFFLINE_TASKS:
+        raise KeyError(f"the offline backend has no rules for task {task!r}; known: {sorted(OFFLINE_TASKS)}")
+    return OFFLINE_TASKS[task](variables, model)

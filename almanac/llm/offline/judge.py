@@ -1,0 +1,152 @@
+"""Offline validation and best-of selection: the validator's criteria as explicit rules.
+
+Validation checks each criterion of the validator prompt mechanically: a future-tense title with a
+dated deadline; an answer found verbatim in the article in at least one unhedged sentence; at most
+three words; nothing numeric; no yes/no, either/or or list-style question. Selection keeps the
+candidates that pass and prefers the answer the article mentions most, then the one it mentions
+first (the lede is what the story is about). Output is the validator's tag format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from almanac.llm.inputs import parse_candidates
+from almanac.llm.offline.nlp import MONTHS, contains_phrase, fold, parse
+from almanac.llm.outputs import GeneratedQuestion
+
+_HEDGES = frozenset(
+    {
+        "will",
+        "would",
+        "may",
+        "might",
+        "could",
+        "expected",
+        "likely",
+        "reportedly",
+        "possibly",
+        "plans",
+        "planned",
+        "proposed",
+        "tentative",
+        "tentatively",
+        "estimated",
+        "rumoured",
+        "rumored",
+    }
+)
+_BINARY_OPENERS = (
+    "will ",
+    "is ",
+    "are ",
+    "does ",
+    "do ",
+    "did ",
+    "has ",
+    "have ",
+    "can ",
+    "should ",
+    "would ",
+)
+_DEADLINE = re.compile(rf"\b(by|in|before|on)\b[^?]*\b({'|'.join(MONTHS)}|\d{{4}})\b", re.IGNORECASE)
+_NUMBER_WORDS = frozenset(
+    {
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "percent",
+        "between",
+        "above",
+        "below",
+    }
+)
+
+
+def failed_criteria(question: GeneratedQuestion, article: str, model: str) -> dict[str, str]:
+    """Criterion name -> why it fails (empty when the question passes)."""
+    failures: dict[str, str] = {}
+    title = fold(question.question_title)
+    if (
+        " will " not in f" {title} "
+        or not title.endswith("?")
+        or not _DEADLINE.search(question.question_title)
+    ):
+        failures["forward_looking"] = "the title is not a future-tense question with a dated deadline"
+    answer_words = question.answer.split()
+    if not answer_words or len(answer_words) > 3:
+        failures["short_answer"] = f"the answer has {len(answer_words)} words (1 to 3 allowed)"
+    if (
+        question.answer_type.startswith("numeric")
+        or any(char.isdigit() for char in question.answer)
+        or any(word in _NUMBER_WORDS for word in fold(question.answer).split())
+    ):
+        failures["non_numeric"] = "the answer or its type is numeric"
+    if (
+        title.startswith(_BINARY_OPENERS)
+        or " or " in title
+        or "which of the following" in title
+        or "," in question.answer
+        or " and " in f" {fold(question.answer)} "
+    ):
+        failures["single_answer"] = "the question is yes/no, either/or, or the answer lists several items"
+    if not _stated_plainly(question.answer, article, model):
+        failures["resolved_by_article"] = "the article does not state the answer in an unhedged sentence"
+    return failures
+
+
+def _stated_plainly(answer: str, article: str, model: str) -> bool:
+    if not answer or not contains_phrase(article, answer):
+        return False
+    for sentence in parse(article, model).sents:
+        if contains_phrase(sentence.text, answer) and not any(token.lower_ in _HEDGES for token in sentence):
+            return True
+    return False
+
+
+def validate(variables: Mapping[str, str], model: str) -> str:
+    question = GeneratedQuestion(**{name: variables[name] for name in GeneratedQuestion.__dataclass_fields__})
+    failures = failed_criteria(question, variables["article_text"], model)
+    if not failures:
+        return (
+            "<reasons>All five criteria hold under the rule checks.</reasons>\n"
+            "<failed_criteria>none</failed_criteria>\n<verdict>valid</verdict>"
+        )
+    reasons = "; ".join(f"{name}: {why}" for name, why in sorted(failures.items()))
+    return (
+        f"<reasons>{reasons}.</reasons>\n<failed_criteria>{', '.join(sorted(failures))}</failed_criteria>\n"
+        "<verdict>invalid</verdict>"
+    )
+
+
+def select_best(variables: Mapping[str, str], model: str) -> str:
+    article = variables["article_text"]
+    folded = fold(article)
+    ranked = []
+    for index, question in enumerate(parse_candidates(variables["candidates"])):
+        if failed_criteria(question, article, model):
+            continue
+        answer = re.escape(fold(question.answer))
+        mentions = len(re.findall(rf"(?<!\w){answer}(?!\w)", folded))
+        first = folded.find(fold(question.answer))
+        ranked.append((-mentions, first, index))
+    if not ranked:
+        return "<reasons>No candidate passes the rule checks.</reasons>\n<best>none</best>"
+    mentions, first, index = min(ranked)
+    return (
+        f"<reasons>Candidate {index} passes every check and its answer is the most prominent in the article "
+        f"({-mentions} mentions, first at character {first}).</reasons>\n<best>{index}</best>"
+    )

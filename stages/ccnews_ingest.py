@@ -1,0 +1,47 @@
+"""DVC stage ``ccnews_ingest@<month>``: CC-News WARC / news-please JSONL of one crawl month -> articles."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+from almanac.ccnews.ingest import STAGE, FileTask, IngestConfig, discover_files, ingest_file
+from almanac.core.io import write_month_partitions
+from almanac.core.layout import ingest_dir, metrics_path
+from almanac.core.parallel import RayConfig, parallel_map
+from almanac.core.params import parse_section
+from almanac.core.rejects import StageLedger
+from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
+from almanac.core.stage import finish_stage, parse_stage_args
+
+
+def main() -> int:
+    started = time.perf_counter()
+    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
+    config = parse_section(IngestConfig, params, STAGE)
+    ray_config = parse_section(RayConfig, params, "ray")
+    try:
+        files = discover_files(Path(config.raw_dir), args.month)
+        tasks = [FileTask(str(path), path.as_posix(), kind, config) for path, kind in files]
+        results = parallel_map(ingest_file, tasks, ray_config)
+    except OSError as error:  # an input that cannot be read at all: say which and stop
+        print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
+        return 1
+    ledger = StageLedger(STAGE, extra={"files": len(files)})
+    rows = []
+    for file_rows, file_ledger in results:
+        rows.extend(file_rows)
+        ledger.merge(file_ledger)
+    table = table_from_rows(rows, ARTICLE_SCHEMA)
+    table = table.sort_by([("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")])
+    out = ingest_dir(args.month)
+    write_month_partitions(table, out / "articles", None, "publish_month")
+    finish_stage(ledger, started, out / "rejects.parquet", metrics_path(STAGE, args.month))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""Copy the project's DAG, code and sample data into a scratch folder and run DVC or stages there."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+COPIED = ("dvc.yaml", "params.yaml", "almanac", "stages", "prompts", "data/raw/sample")
+
+
+def make_project(target: Path, **param_overrides: object) -> Path:
+    """A fresh git + DVC project in ``target`` with the repo's DAG and sample data."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif source.exists():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    params = yaml.safe_load((target / "params.yaml").read_text())
+    for dotted, value in param_overrides.items():
+        node = params
+        *parents, leaf = dotted.split("__")
+        for key in parents:
+            node = node[key]
+        node[leaf] = value
+    (target / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    run(["git", "init", "-q"], target)
+    run([str(BIN / "dvc"), "init", "-q"], target)
+    run([str(BIN / "dvc"), "config", "core.site_cache_dir", ".dvc/site_cache"], target)
+    run([str(BIN / "dvc"), "config", "core.analytics", "false"], target)
+    return target
+
+
+def env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "DVC_NO_ANALYTICS": "1",
+    }
+
+
+def run(command: list[str], cwd: Path, check: bool = True, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        command, cwd=cwd, env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=900
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"{command} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def dvc(args: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return run([str(BIN / "dvc"), *args], cwd, check)
+
+
+def output_digests(project: Path, patterns: tuple[str, ...] = ("data/ingest", "data/articles", "data/dedup")) -> dict[str, str]:
+    """sha256 of every Parquet output, by relative path."""
+    import hashlib
+
+    digests = {}
+    for pattern in patterns:
+        for path in sorted((project / pattern).rglob("*.parquet")):
+            digests[path.relative_to(project).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
