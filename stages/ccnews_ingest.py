@@ -6,8 +6,6 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow as pa
-
 from almanac.ccnews.ingest import STAGE, FileTask, IngestConfig, discover_files, ingest_file
 from almanac.core.io import write_month_partitions
 from almanac.core.layout import ingest_dir, metrics_path
@@ -36,7 +34,9 @@ def main() -> int:
         rows.extend(file_rows)
         ledger.merge(file_ledger)
     table = table_from_rows(rows, ARTICLE_SCHEMA)
-    table = table.sort_by([("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")])
+    table = table.sort_by(
+        [("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")]
+    )
     out = ingest_dir(args.month)
     write_month_partitions(table, out / "articles", None, "publish_month")
     finish_stage(ledger, started, out / "rejects.parquet", metrics_path(STAGE, args.month))

@@ -26,7 +26,9 @@ def main() -> int:
     if missing:
         print(f"{STAGE}: no ingest output for months {missing}; run ccnews_ingest first", file=sys.stderr)
         return 1
-    articles = pa.concat_tables([read_parquet_dir(ingest_dir(month) / "articles", ARTICLE_SCHEMA) for month in months])
+    articles = pa.concat_tables(
+        [read_parquet_dir(ingest_dir(month) / "articles", ARTICLE_SCHEMA) for month in months]
+    )
     kept, ledger = deduplicate(articles, months, config, ray_config)
     write_month_partitions(kept, articles_dir(), months, "publish_month")
     finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))

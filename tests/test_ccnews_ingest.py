@@ -60,7 +60,9 @@ def test_good_warc_yields_articles_and_counts_skipped_requests(tmp_path: Path) -
 
 def test_broken_http_header_is_rejected_and_neighbours_survive(tmp_path: Path) -> None:
     path = tmp_path / "mixed.warc.gz"
-    broken = raw_response_member("https://www.testgazette.example/x", b"\x00\x01garbage\xff\r\n\r\n<html></html>")
+    broken = raw_response_member(
+        "https://www.testgazette.example/x", b"\x00\x01garbage\xff\r\n\r\n<html></html>"
+    )
     before = warc_bytes([good_page(1)])
     path.write_bytes(before + broken + warc_bytes([good_page(2)]))
     rows, metrics = run(path)
@@ -76,7 +78,10 @@ def test_truncated_gzip_keeps_earlier_records(tmp_path: Path) -> None:
     path.write_bytes(data[: len(data) - 200])
     rows, metrics = run(path)
     assert len(rows) == 2
-    assert set(reasons(metrics)) <= {"truncated_record", "truncated_file"} and sum(reasons(metrics).values()) == 1
+    assert (
+        set(reasons(metrics)) <= {"truncated_record", "truncated_file"}
+        and sum(reasons(metrics).values()) == 1
+    )
 
 
 def test_non_utf8_payload_rejected_unless_replace(tmp_path: Path) -> None:
@@ -91,7 +96,9 @@ def test_non_utf8_payload_rejected_unless_replace(tmp_path: Path) -> None:
 
 
 def test_html_without_text_empty_file_and_non_warc(tmp_path: Path) -> None:
-    empty_page = b"<html><head><script>var a=1;</script></head><body><nav><a href='/'>Home</a></nav></body></html>"
+    empty_page = (
+        b"<html><head><script>var a=1;</script></head><body><nav><a href='/'>Home</a></nav></body></html>"
+    )
     page = tmp_path / "nav.warc.gz"
     page.write_bytes(warc_bytes([("https://www.testgazette.example/nav", empty_page)]))
     assert reasons(run(page)[1]) == {"no_extractable_text": 1}
@@ -168,7 +175,12 @@ def test_newsplease_jsonl_good_and_bad_lines(tmp_path: Path) -> None:
     rows, metrics = run(path)
     assert len(rows) == 1 and rows[0]["title"] == "From news-please" and rows[0]["source_offset"] == 1
     assert str(rows[0]["publish_date"]) == "2025-06-02 09:30:00+00:00"
-    assert reasons(metrics) == {"invalid_json": 1, "missing_field": 1, "undecodable_payload": 1, "bad_date": 1}
+    assert reasons(metrics) == {
+        "invalid_json": 1,
+        "missing_field": 1,
+        "undecodable_payload": 1,
+        "bad_date": 1,
+    }
     sources = sorted(reject.source for reject in metrics["rejects"])  # type: ignore[attr-defined]
     assert sources == ["np.jsonl:2", "np.jsonl:3", "np.jsonl:4", "np.jsonl:5"]
 
@@ -182,11 +194,11 @@ def test_unknown_file_type_is_a_reject(tmp_path: Path) -> None:
 @pytest.mark.skipif(not REAL_WARCS.is_dir(), reason="../shared/realdata/warc not present in this checkout")
 @pytest.mark.parametrize("name", ["warcio_example.warc.gz", "ccmain-2024-22_whirlwind.warc.gz"])
 def test_real_warc_samples_are_read_and_fully_accounted(name: str) -> None:
-    config = IngestConfig(filters=FilterConfig(domains=(), languages=(), min_words=1, publish_date_fallback="crawl_date"))
-    path = REAL_WARCS / name
-    rows, ledger = ingest_file(
-        FileTask(str(path), name, "warc", config)
+    config = IngestConfig(
+        filters=FilterConfig(domains=(), languages=(), min_words=1, publish_date_fallback="crawl_date")
     )
+    path = REAL_WARCS / name
+    rows, ledger = ingest_file(FileTask(str(path), name, "warc", config))
     ledger.check_balance()
     skipped = ledger.extra["skipped_records_by_type"]
     if name == "warcio_example.warc.gz":  # 2 warcinfo, 2 request, 1 response, 1 revisit

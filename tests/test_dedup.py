@@ -86,7 +86,11 @@ def test_planted_near_duplicates_are_removed_keeping_the_earliest() -> None:
         "https://d.example/rewrite",
     ]
     by_reason = {reject.reason: reject for reject in ledger.rejects}
-    assert ledger.rejected_by_reason == {"duplicate_id": 1, "near_duplicate": 1, "publish_month_out_of_scope": 1}
+    assert ledger.rejected_by_reason == {
+        "duplicate_id": 1,
+        "near_duplicate": 1,
+        "publish_month_out_of_scope": 1,
+    }
     original_id = content_id("https://a.example/original", original)
     assert by_reason["near_duplicate"].id == content_id("https://b.example/syndicated", syndicated)
     assert by_reason["near_duplicate"].related_id == original_id

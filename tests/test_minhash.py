@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from datasketch import MinHashLSH
 
+from almanac.dedup import minhash
 from almanac.dedup.lsh import band_candidate_probability, candidate_pairs, optimal_bands_rows
 from almanac.dedup.minhash import (
     SENTINEL,
@@ -127,6 +128,17 @@ def test_signatures_do_not_depend_on_batching_or_case_or_punctuation() -> None:
     assert (empty == SENTINEL).all()
 
 
+def test_small_batches_and_blocks_give_the_same_signatures(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts split across permutation blocks, batch edges and oversized texts change nothing."""
+    rng = random.Random(8)
+    texts = [" ".join(_random_words(rng, rng.randint(0, 80), "abcdé")) for _ in range(60)]
+    expected = signatures(texts, MinHashConfig())
+    monkeypatch.setattr(minhash, "_BATCH_CHARS", 64)  # most texts now exceed a batch on their own
+    monkeypatch.setattr(minhash, "_BLOCK_SHINGLES", 7)
+    monkeypatch.setattr(minhash, "_POWERS", {})
+    assert np.array_equal(signatures(texts, MinHashConfig()), expected)
+
+
 _DIGEST_SCRIPT = """
 import hashlib, sys
 from almanac.dedup.minhash import MinHashConfig, signatures
@@ -192,6 +204,8 @@ def test_candidate_pairs_follow_bands_exactly() -> None:
         ]
     )
     assert candidate_pairs(sigs, bands=2, rows=4) == [(0, 1), (0, 3)]
+    with_empty = np.vstack([sigs, np.full((2, 8), SENTINEL, dtype=np.uint32)])  # two texts without words
+    assert candidate_pairs(with_empty, bands=2, rows=4) == [(0, 1), (0, 3)]
     assert candidate_pairs(sigs.astype(np.uint64), bands=2, rows=4) == [(0, 1), (0, 3)]
     # only the first bands * rows positions take part: with 2 bands of 3 rows, row 3 no longer matches
     assert candidate_pairs(sigs, bands=2, rows=3) == [(0, 1), (0, 2), (1, 2)]

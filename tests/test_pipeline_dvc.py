@@ -53,7 +53,9 @@ def test_metrics_show_lists_stage_metrics(built: Path) -> None:
 
 def test_forced_rerun_is_byte_identical(built: Path) -> None:
     before = output_digests(built)
-    expected = {f"data/articles/{m}.parquet" for m in MONTHS} | {f"data/ingest/{m}/rejects.parquet" for m in MONTHS}
+    expected = {f"data/articles/{m}.parquet" for m in MONTHS} | {
+        f"data/ingest/{m}/rejects.parquet" for m in MONTHS
+    }
     assert expected | {"data/dedup/rejects.parquet"} <= set(before)
     dvc(["repro", "--force"], built)
     assert output_digests(built) == before

@@ -38,7 +38,9 @@ def local_ray() -> Iterator[None]:
 def test_parallel_map_on_local_ray_matches_serial_in_order(local_ray: None) -> None:
     items = list(range(12))
     config = RayConfig(max_in_flight=3)
-    assert parallel_map(slow_square, items, config) == parallel_map(slow_square, items, RayConfig(executor="serial"))
+    assert parallel_map(slow_square, items, config) == parallel_map(
+        slow_square, items, RayConfig(executor="serial")
+    )
 
 
 def test_parallel_map_runs_on_ray_workers(local_ray: None) -> None:
@@ -97,7 +99,9 @@ def test_stages_on_a_ray_cluster_match_the_serial_run(ray_cluster: str, tmp_path
     for month in ("2025-04", "2025-06"):
         shutil.copytree(serial / "data/ingest" / month, clustered / "data/ingest" / month)
     stage_env = {"RAY_ADDRESS": ray_cluster, "RAY_AUTH_MODE": "disabled"}
-    ingest = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], clustered, extra_env=stage_env)
+    ingest = run(
+        [sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], clustered, extra_env=stage_env
+    )
     run([sys.executable, "-m", "stages.dedup"], clustered, extra_env=stage_env)
     assert "Connecting to existing Ray cluster" in ingest.stderr + ingest.stdout
     digests = output_digests(serial)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import py3langid
 import trafilatura
+from trafilatura.settings import Document
 
 # A page whose "main text" has no line this long is navigation or teaser boilerplate, not an article.
 MIN_PARAGRAPH_WORDS = 8
@@ -49,7 +50,7 @@ def extract_article(html: str, url: str) -> Extracted | None:
         deduplicate=False,
         date_extraction_params={"original_date": True, "extensive_search": True},
     )
-    if document is None:
+    if not isinstance(document, Document):  # None: nothing extracted (a dict only with as_dict=True)
         return None
     text = normalize_text(document.text or "")
     if not any(len(line.split()) >= MIN_PARAGRAPH_WORDS for line in text.splitlines()):

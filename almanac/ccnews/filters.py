@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-
 Verdict = tuple[str, str] | None
 PUBLISH_DATE_FALLBACKS = ("none", "crawl_date")
 

@@ -117,7 +117,10 @@ def _to_article(item: RawPage | ParsedArticle, task: FileTask) -> tuple[dict[str
         try:
             html = decode_html(item.html, item.charset, task.config.decode_errors)
         except UnicodeDecodeError as error:
-            return None, ("undecodable_payload", f"bytes invalid for {error.encoding} at offset {error.start}")
+            return None, (
+                "undecodable_payload",
+                f"bytes invalid for {error.encoding} at offset {error.start}",
+            )
         extracted = extract_article(html, url)
         if extracted is None:
             return None, ("no_extractable_text", "trafilatura found no paragraph of article text")

@@ -27,7 +27,9 @@ def read_newsplease(path: Path, label: str) -> Iterator[ReaderItem]:
                 if line.strip():
                     yield _parse_line(line, f"{label}:{line_number}", line_number)
         except (EOFError, OSError) as error:
-            yield Unreadable("truncated_file", f"{type(error).__name__}: {error}", f"{label}:{line_number + 1}")
+            yield Unreadable(
+                "truncated_file", f"{type(error).__name__}: {error}", f"{label}:{line_number + 1}"
+            )
             return
     if line_number == 0:
         yield Unreadable("empty_file", "no JSON lines", f"{label}:0")

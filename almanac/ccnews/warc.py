@@ -8,8 +8,8 @@ them explicitly and reports each as an :class:`Unreadable` item with its byte of
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -80,7 +80,9 @@ def _read_record(record: ArcWarcRecord) -> ReaderItem:
         return Unreadable("unreadable_payload", f"{type(error).__name__}: {error}", source)
     missing = getattr(record.raw_stream, "limit", 0)
     if missing:
-        return Unreadable("truncated_record", f"record ends {missing} bytes before its Content-Length", source)
+        return Unreadable(
+            "truncated_record", f"record ends {missing} bytes before its Content-Length", source
+        )
     if status != "200":
         return Unreadable("http_status", f"HTTP status {status}", source)
     content_type = http.get_header("Content-Type") or ""

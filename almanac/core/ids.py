@@ -30,7 +30,9 @@ def canonical_url(url: str) -> str:
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower() or "http"
     host = (parts.hostname or "").lower()
-    if parts.port and not ((scheme == "http" and parts.port == 80) or (scheme == "https" and parts.port == 443)):
+    if parts.port and not (
+        (scheme == "http" and parts.port == 80) or (scheme == "https" and parts.port == 443)
+    ):
         host = f"{host}:{parts.port}"
     query = sorted(
         (key, value)

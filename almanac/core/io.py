@@ -61,7 +61,9 @@ def read_json(path: str | Path) -> Any:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def write_month_partitions(table: pa.Table, directory: str | Path, months: list[str] | None, column: str) -> None:
+def write_month_partitions(
+    table: pa.Table, directory: str | Path, months: list[str] | None, column: str
+) -> None:
     """Write ``<directory>/<month>.parquet`` per month, replacing the folder.
 
     With ``months`` given, every listed month gets a file even when it has no rows (so per-month

@@ -61,7 +61,8 @@ def parallel_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig) ->
 
     init_ray(config)
     remote_fn: Any = ray.remote(num_cpus=1)(fn)
-    limit = config.max_in_flight or max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    limit = config.max_in_flight or max(2, 2 * int(resources.get("CPU", 1)))
     results: list[Any] = [None] * len(items)
     pending: dict[Any, int] = {}
     next_index = 0

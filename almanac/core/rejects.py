@@ -85,5 +85,7 @@ class StageLedger:
 
     def rejects_table(self) -> pa.Table:
         # Sorted so that the rejects file is byte-identical however work was split across workers.
-        rows = sorted((asdict(reject) for reject in self.rejects), key=lambda r: (r["source"], r["id"], r["reason"]))
+        rows = sorted(
+            (asdict(reject) for reject in self.rejects), key=lambda r: (r["source"], r["id"], r["reason"])
+        )
         return table_from_rows(rows, REJECT_SCHEMA)

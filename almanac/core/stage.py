@@ -23,12 +23,18 @@ def parse_stage_args(description: str, per_month: bool) -> tuple[argparse.Namesp
     return args, load_params(args.params)
 
 
-def finish_stage(ledger: StageLedger, started: float, rejects_path: Path, metrics_path: Path) -> dict[str, Any]:
+def finish_stage(
+    ledger: StageLedger, started: float, rejects_path: Path, metrics_path: Path
+) -> dict[str, Any]:
     """Write the rejects table and the metrics JSON (after checking no item went missing)."""
     metrics = ledger.metrics(time.perf_counter() - started)
     write_parquet(ledger.rejects_table(), rejects_path)
     write_json(metrics, metrics_path)
     logging.getLogger(ledger.stage).info(
-        "in=%d out=%d rejected=%d %s", ledger.items_in, ledger.items_out, len(ledger.rejects), ledger.rejected_by_reason
+        "in=%d out=%d rejected=%d %s",
+        ledger.items_in,
+        ledger.items_out,
+        len(ledger.rejects),
+        ledger.rejected_by_reason,
     )
     return metrics

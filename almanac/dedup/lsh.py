@@ -40,7 +40,10 @@ def optimal_bands_rows(
 
 
 def candidate_pairs(sigs: npt.NDArray[np.unsignedinteger], bands: int, rows: int) -> list[tuple[int, int]]:
-    """Index pairs ``(i, j)``, ``i < j``, sorted, of rows of ``sigs`` that share a band bucket."""
+    """Index pairs ``(i, j)``, ``i < j``, sorted, of rows of ``sigs`` that share a band bucket.
+
+    Rows of the empty-text sentinel (every value the dtype's maximum) are never candidates.
+    """
     if sigs.ndim != 2:
         raise ValueError(f"signatures must be a 2-D array, got shape {sigs.shape}")
     if sigs.dtype.kind != "u" or sigs.dtype.itemsize not in _SCHEME_BY_ITEMSIZE:
@@ -53,8 +56,13 @@ def candidate_pairs(sigs: npt.NDArray[np.unsignedinteger], bands: int, rows: int
         raise ValueError(f"bands * rows = {bands} * {rows} = {bands * rows} exceeds num_perm = {num_perm}")
     scheme = _SCHEME_BY_ITEMSIZE[sigs.dtype.itemsize]
     index = MinHashLSH(num_perm=num_perm, params=(bands, rows))
+    # A row of all-maximum values is the signature of a text without words: its Jaccard with anything
+    # is 0, and indexing many of them would pair each with every other.
+    empty = (sigs == np.iinfo(sigs.dtype).max).all(axis=1)
     with index.insertion_session(buffer_size=max(count, 1)) as session:
         for key, row in enumerate(sigs):
+            if empty[key]:
+                continue
             sketch = LeanMinHash(seed=_SIGNATURE_SEED, hashvalues=row, scheme=scheme)
             session.insert(key, sketch, check_duplication=False)
     # Reading each band's buckets gives exactly the pairs that querying every document would

@@ -238,6 +238,8 @@ def _needs_full_lower(text: str) -> bool:
 def _lower_word_table(chars: str) -> npt.NDArray[np.uint32]:
     """For each character of ``chars``: its lower-case code point if that is a word character, else 0."""
     lowered = chars.lower()
+    if len(lowered) != len(chars):  # a Unicode version where lower-casing grows more characters
+        raise RuntimeError("str.lower() is no longer one character per character outside _CONTEXTUAL_LOWER")
     codes = np.frombuffer(lowered.encode("utf-32-le", "surrogatepass"), "<u4").astype(np.uint32)
     is_word = np.zeros(len(codes), dtype=bool)
     for match in _WORD.finditer(lowered):  # ``re`` itself decides what a word character is
@@ -261,11 +263,13 @@ _POWERS: dict[int, tuple[U64, U64]] = {}
 
 
 def _power_tables(base: int, size: int) -> tuple[U64, U64]:
-    """``base^i`` and ``base^-i`` mod 2^64 for i < size (grown on demand, shared per base)."""
+    """``base^i`` and ``base^-i`` mod 2^64 for i < size; tables for ordinary batches are kept per base."""
+    inverse = pow(base, -1, 1 << 64)
+    if size > 2 * _BATCH_CHARS:  # one huge text: computed for it alone, not kept in memory afterwards
+        return _powers(base, size), _powers(inverse, size)
     cached = _POWERS.get(base)
-    if cached is None or len(cached[0]) < size:
-        length = max(size, 2 * _BATCH_CHARS)
-        cached = (_powers(base, length), _powers(pow(base, -1, 1 << 64), length))
+    if cached is None:
+        cached = (_powers(base, 2 * _BATCH_CHARS), _powers(inverse, 2 * _BATCH_CHARS))
         _POWERS[base] = cached
     return cached
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ WORD_COUNT_BINS = (100, 200, 400, 800, 1600, 3200)
 DUPLICATE_REASONS = frozenset({"duplicate_id", "near_duplicate"})
 
 
-def corpus_statistics(articles: list[Path], ingest_rejects: list[Path], dedup_rejects: Path) -> dict[str, Any]:
+def corpus_statistics(
+    articles: list[Path], ingest_rejects: list[Path], dedup_rejects: Path
+) -> dict[str, Any]:
     """Counts by source and month, word-count distribution, reject reasons and the dedup rate."""
     con = duckdb.connect()
     con.execute(f"CREATE VIEW articles AS SELECT * FROM read_parquet({_paths(articles)})")
@@ -29,8 +32,12 @@ def corpus_statistics(articles: list[Path], ingest_rejects: list[Path], dedup_re
     ).fetchone()
     assert words is not None
     bins = _word_count_histogram(con)
-    ingest_reasons = dict(con.execute("SELECT reason, count(*) FROM ingest_rejects GROUP BY 1 ORDER BY 1").fetchall())
-    dedup_reasons = dict(con.execute("SELECT reason, count(*) FROM dedup_rejects GROUP BY 1 ORDER BY 1").fetchall())
+    ingest_reasons = dict(
+        con.execute("SELECT reason, count(*) FROM ingest_rejects GROUP BY 1 ORDER BY 1").fetchall()
+    )
+    dedup_reasons = dict(
+        con.execute("SELECT reason, count(*) FROM dedup_rejects GROUP BY 1 ORDER BY 1").fetchall()
+    )
     kept = int(words[0])
     removed = sum(n for reason, n in dedup_reasons.items() if reason in DUPLICATE_REASONS)
     quantiles = [round(float(q), 1) for q in words[2]] if kept else []
@@ -65,26 +72,35 @@ def _paths(paths: list[Path]) -> str:
 def _word_count_histogram(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     edges = (0, *WORD_COUNT_BINS)
     cases = " ".join(
-        f"WHEN word_count < {upper} THEN '{lower}-{upper - 1}'" for lower, upper in zip(edges, edges[1:], strict=False)
+        f"WHEN word_count < {upper} THEN '{lower}-{upper - 1}'" for lower, upper in pairwise(edges)
     )
     rows = dict(
         con.execute(
             f"SELECT CASE {cases} ELSE '{edges[-1]}+' END AS bin, count(*) FROM articles GROUP BY 1"
         ).fetchall()
     )
-    labels = [f"{lower}-{upper - 1}" for lower, upper in zip(edges, edges[1:], strict=False)] + [f"{edges[-1]}+"]
+    labels = [f"{lower}-{upper - 1}" for lower, upper in pairwise(edges)] + [f"{edges[-1]}+"]
     return [{"words": label, "articles": int(rows.get(label, 0))} for label in labels]
 
 
 def corpus_markdown(stats: dict[str, Any]) -> str:
     months = sorted({row["publish_month"] for row in stats["articles_by_source_month"]})
     sources = sorted({row["source_domain"] for row in stats["articles_by_source_month"]})
-    grid = {(row["source_domain"], row["publish_month"]): row["articles"] for row in stats["articles_by_source_month"]}
+    grid = {
+        (row["source_domain"], row["publish_month"]): row["articles"]
+        for row in stats["articles_by_source_month"]
+    }
     source_rows = [
-        [source, *(grid.get((source, month), 0) for month in months), sum(grid.get((source, m), 0) for m in months)]
+        [
+            source,
+            *(grid.get((source, month), 0) for month in months),
+            sum(grid.get((source, m), 0) for m in months),
+        ]
         for source in sources
     ]
-    source_rows.append(["**total**", *(sum(grid.get((s, m), 0) for s in sources) for m in months), stats["articles"]])
+    source_rows.append(
+        ["**total**", *(sum(grid.get((s, m), 0) for s in sources) for m in months), stats["articles"]]
+    )
     words = stats["word_count"]
     parts = [
         "# Corpus statistics (deduplicated CC-News articles)",

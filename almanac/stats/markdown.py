@@ -14,7 +14,9 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str
             return f"{value:,}"
         return str(value).replace("|", "\\|")
 
-    numeric = [all(isinstance(row[i], int | float) for row in rows) and bool(rows) for i in range(len(headers))]
+    numeric = [
+        all(isinstance(row[i], int | float) for row in rows) and bool(rows) for i in range(len(headers))
+    ]
     lines = [
         "| " + " | ".join(headers) + " |",
         "| " + " | ".join("---:" if is_number else "---" for is_number in numeric) + " |",

@@ -12,6 +12,7 @@ from almanac.core.rejects import StageLedger
 from almanac.llm.batch import BatchPending, import_batch_output, read_batch_output, write_batch_input
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import run_requests
+from almanac.llm.config import RoleConfig
 from tests.llm.conftest import message, remote_role, requests_for
 from tests.support.llm_server import LLMTestServer, Reply
 
@@ -60,8 +61,8 @@ def test_interrupted_batch_is_reattached_not_resubmitted(
 
 def test_batch_file_format_is_generic(tmp_path: Path) -> None:
     """The same JSONL goes to vLLM's offline runner; its output file fills the cache the same way."""
-    server = LLMTestServer()  # never started: only its URL shape matters for the role
-    role = remote_role(server, temperature=0.2, max_tokens=50)
+    role = RoleConfig(backend="openai", model="served", base_url="http://127.0.0.1:9/v1", temperature=0.2,
+                      max_tokens=50, name="generator")
     requests = requests_for("vllm", 3)
     misses = {request.key(role): request for request in requests}
     assert write_batch_input(role, misses, tmp_path / "in.jsonl") == 3
@@ -80,6 +81,5 @@ def test_batch_file_format_is_generic(tmp_path: Path) -> None:
     with LLMCache(tmp_path / "llm.sqlite") as cache:
         import_batch_output(role, misses, output, cache)
         results = run_requests(role, requests, cache)
-    server.stop()
     assert all(r.cached for r in results)
     assert {r.text for r in results} == {"vllm says 0", "vllm says 1", "vllm says 2"}

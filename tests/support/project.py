@@ -49,7 +49,9 @@ def env() -> dict[str, str]:
     }
 
 
-def run(command: list[str], cwd: Path, check: bool = True, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    command: list[str], cwd: Path, check: bool = True, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
         command, cwd=cwd, env={**env(), **(extra_env or {})}, capture_output=True, text=True, timeout=900
     )
@@ -62,7 +64,9 @@ def dvc(args: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedP
     return run([str(BIN / "dvc"), *args], cwd, check)
 
 
-def output_digests(project: Path, patterns: tuple[str, ...] = ("data/ingest", "data/articles", "data/dedup")) -> dict[str, str]:
+def output_digests(
+    project: Path, patterns: tuple[str, ...] = ("data/ingest", "data/articles", "data/dedup")
+) -> dict[str, str]:
     """sha256 of every Parquet output, by relative path."""
     import hashlib
 

@@ -43,7 +43,9 @@ def article_html(title: str, text: str, published: str, lang: str = "en") -> byt
     ).encode()
 
 
-def response_record(writer: WARCWriter, url: str, payload: bytes, content_type: str = "text/html; charset=UTF-8") -> None:
+def response_record(
+    writer: WARCWriter, url: str, payload: bytes, content_type: str = "text/html; charset=UTF-8"
+) -> None:
     headers = StatusAndHeaders("200 OK", [("Content-Type", content_type)], protocol="HTTP/1.1")
     record = writer.create_warc_record(
         url,
@@ -56,7 +58,9 @@ def response_record(writer: WARCWriter, url: str, payload: bytes, content_type: 
 
 
 def request_record(writer: WARCWriter, url: str) -> None:
-    headers = StatusAndHeaders("GET / HTTP/1.1", [("Host", "example")], protocol="HTTP/1.1", is_http_request=True)
+    headers = StatusAndHeaders(
+        "GET / HTTP/1.1", [("Host", "example")], protocol="HTTP/1.1", is_http_request=True
+    )
     record = writer.create_warc_record(url, "request", payload=io.BytesIO(b""), http_headers=headers)
     writer.write_record(record)
 
@@ -84,7 +88,9 @@ def warc_bytes(pages: Sequence[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
-def good_page(number: int, month: str = "2025-05", domain: str = "www.testgazette.example") -> tuple[str, bytes]:
+def good_page(
+    number: int, month: str = "2025-05", domain: str = "www.testgazette.example"
+) -> tuple[str, bytes]:
     day = 10 + number % 15
     url = f"https://{domain}/{month.replace('-', '/')}/{day:02d}/story-{number}"
     html = article_html(f"Story number {number}", article_text(number), f"{month}-{day:02d}T08:00:00+00:00")
