@@ -76,7 +76,7 @@ def deduplicate(
         texts[start : start + config.docs_per_task] for start in range(0, len(texts), config.docs_per_task)
     ]
     signed = parallel_map(_sign, [_SignTask(chunk, config.minhash) for chunk in chunks], ray_config)
-    sigs = np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint64)
+    sigs = np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
     candidates = candidate_pairs(sigs, config.bands, config.rows)
     verified = _verify(candidates, texts, config)
     dates = unique.column("publish_date").to_pylist()

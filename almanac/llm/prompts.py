@@ -13,7 +13,6 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 _FRONT = re.compile(r"\A---\n(?P<meta>.*?)\n---\n", re.DOTALL)
@@ -75,16 +74,10 @@ def parse_template(task: str, text: str) -> PromptTemplate:
     return PromptTemplate(task=task, version=version, content_hash=digest, sections=sections)
 
 
-@lru_cache(maxsize=64)
-def _load_cached(path: Path, mtime_ns: int) -> PromptTemplate:
-    del mtime_ns  # part of the cache key only: an edited file is re-read
-    return parse_template(path.stem, path.read_text(encoding="utf-8"))
-
-
 def load_prompt(task: str, prompts_dir: str | Path = "prompts") -> PromptTemplate:
     """Load ``prompts_dir/<task>.md`` (or ``.txt``)."""
     for suffix in (".md", ".txt"):
         path = Path(prompts_dir) / f"{task}{suffix}"
         if path.is_file():
-            return _load_cached(path.resolve(), path.stat().st_mtime_ns)
+            return parse_template(task, path.read_text(encoding="utf-8"))  # re-read: edits count at once
     raise PromptError(f"no prompt template for task {task!r} in {prompts_dir}/ (expected {task}.md)")

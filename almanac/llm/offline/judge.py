@@ -16,13 +16,9 @@ from almanac.llm.inputs import parse_candidates
 from almanac.llm.offline.nlp import MONTHS, contains_phrase, fold, parse
 from almanac.llm.outputs import GeneratedQuestion
 
+_MODALS = frozenset({"will", "would", "may", "might", "could"})  # hedges as modal verbs only, not "in May"
 _HEDGES = frozenset(
     {
-        "will",
-        "would",
-        "may",
-        "might",
-        "could",
         "expected",
         "likely",
         "reportedly",
@@ -112,7 +108,10 @@ def _stated_plainly(answer: str, article: str, model: str) -> bool:
     if not answer or not contains_phrase(article, answer):
         return False
     for sentence in parse(article, model).sents:
-        if contains_phrase(sentence.text, answer) and not any(token.lower_ in _HEDGES for token in sentence):
+        hedged = any(
+            token.lower_ in _HEDGES or (token.tag_ == "MD" and token.lower_ in _MODALS) for token in sentence
+        )
+        if contains_phrase(sentence.text, answer) and not hedged:
             return True
     return False
 

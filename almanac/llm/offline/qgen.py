@@ -13,7 +13,16 @@ from collections.abc import Mapping
 from datetime import date, timedelta
 from typing import Any
 
-from almanac.llm.offline.nlp import ANSWER_FORMAT, ANSWER_TYPE, WH_WORD, fold, long_date, parse
+from almanac.llm.offline.nlp import (
+    ANSWER_FORMAT,
+    ANSWER_TYPE,
+    MONTHS,
+    WH_WORD,
+    fold,
+    long_date,
+    parse,
+    resolve_date,
+)
 
 START_GAP_DAYS = 7  # the question opens a week before the article, as the generator prompt asks
 _REPORTING = frozenset({"say", "tell", "add", "note", "claim", "report", "state", "write", "ask", "explain"})
@@ -54,6 +63,8 @@ def _question_from(sentence: Any, published: date, source: str, seen: set[str]) 
         return None
     if any(token.lower_ in _PAST_MARKERS for token in sentence):
         return None
+    if _dated_before(sentence, published - timedelta(days=START_GAP_DAYS)):
+        return None
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     obj = next((c for c in root.children if c.dep_ == "dobj"), None)
     if subject is None:
@@ -71,6 +82,29 @@ def _question_from(sentence: Any, published: date, source: str, seen: set[str]) 
             continue
         return _fields(title, answer, ent, sentence, published, source)
     return None
+
+
+def _dated_before(sentence: Any, start: date) -> bool:
+    """The sentence is dated before the question opens ("in May", "in 2019"): old news, not a forecast."""
+    published = start + timedelta(days=START_GAP_DAYS)
+    for ent in sentence.ents:
+        if ent.label_ != "DATE":
+            continue
+        day = resolve_date(ent.text, published)
+        if day is not None:
+            if day < start:
+                return True
+            continue
+        words = fold(ent.text).split()
+        years = [int(word) for word in words if word.isdigit() and len(word) == 4]
+        months = [MONTHS.index(word) + 1 for word in words if word in MONTHS]
+        year = years[0] if years else published.year
+        if months and not years and months[0] > published.month:
+            year -= 1  # "in November" read in a June article is last November
+        # A bare month before the publish month may lie anywhere in it: treat it as before the start.
+        if (year, months[0] if months else 12) < (published.year, published.month):
+            return True
+    return False
 
 
 def _answer_text(ent: Any) -> str | None:
