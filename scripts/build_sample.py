@@ -51,8 +51,8 @@ Http: TypeAlias = "StatusAndHeaders | None"
 
 
 def _load_html_module() -> Any:
-    """Load sample_corpus/html.py by path (its name would shadow the stdlib ``html``)."""
-    spec = importlib.util.spec_from_file_location("sample_corpus_html", CORPUS_DIR / "html.py")
+    """Load sample_corpus/page_templates.py by path (scripts/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("sample_corpus_pages", CORPUS_DIR / "page_templates.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

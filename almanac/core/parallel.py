@@ -54,8 +54,12 @@ def init_ray(config: RayConfig) -> None:
 
 
 def parallel_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig) -> list[R]:
-    """``[fn(item) for item in items]``, spread over Ray workers unless the executor is serial."""
-    if config.executor == "serial" or not items:
+    """``[fn(item) for item in items]``, spread over Ray workers unless the executor is serial.
+
+    A single item also runs in-process: there is nothing to parallelise, and starting Ray would
+    cost seconds (the results are the same either way).
+    """
+    if config.executor == "serial" or len(items) <= 1:
         return [fn(item) for item in items]
     import ray
 

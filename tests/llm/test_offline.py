@@ -141,7 +141,7 @@ def test_leakage_masks_answer_parts_and_acronyms(cache: LLMCache) -> None:
     assert edits[0].leak_found
     assert edits[0].background == "Question start date: 2025-05-28. a certain person, a former defender, is one candidate."
     assert edits[0].resolution_criteria == leaky.resolution_criteria  # "John Smith" is a generic example
-    assert edits[1].resolution_criteria == "Source of truth: a a certain organization press release."
+    assert edits[1].resolution_criteria == "Source of truth: a certain organization press release."
     assert not edits[2].leak_found and edits[2].background == clean.background
 
 

@@ -58,7 +58,7 @@ class LLMTestServer:
         self.batch_hold = False  # keep batches "in_progress" until a test releases them
         self.batch_creates = 0
         self.file_uploads = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
 
@@ -196,6 +196,11 @@ class LLMTestServer:
                 content = "".join(json.dumps(r) + "\n" for r in records).encode()
                 batch[name] = self.add_file(content, f"{batch['id']}_{name}.jsonl", "batch_output")["id"]
         batch["status"] = "completed"
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 resets connections when 32 clients connect at once
+    daemon_threads = True
 
 
 def _handler(server: LLMTestServer) -> type[BaseHTTPRequestHandler]:

@@ -17,24 +17,29 @@ from datetime import date, timedelta
 from almanac.llm.offline.nlp import PLACEHOLDER, contains_phrase, parse, resolve_date
 
 _SMALL_WORDS = frozenset({"the", "of", "and", "for", "in", "on", "at", "de", "la", "le", "van", "von", "da"})
+_ARTICLE = r"(?:\b(?:[Aa]n?|[Tt]he)\s+)?"  # "a WHO report" -> "a certain organization report"
 _LOOKBACK_DAYS = 366  # a date mentioned in an article further back than this is background, not the event
 
 
-def answer_patterns(answer: str) -> list[re.Pattern[str]]:
-    """Full answer first, then its significant words and its acronym; case-insensitive except acronyms."""
+def answer_patterns(answer: str, answer_type: str = "") -> list[re.Pattern[str]]:
+    """Full answer first, then its significant words and its acronym; case-insensitive except acronyms.
+
+    For a person only the surname counts as a part: a shared given name ("John") identifies nobody.
+    """
     words = answer.split()
-    patterns = [re.compile(rf"(?<!\w){re.escape(answer)}(?:'s)?(?!\w)", re.IGNORECASE)]
-    for word in words if len(words) > 1 else []:
+    patterns = [re.compile(rf"{_ARTICLE}(?<!\w){re.escape(answer)}(?:'s)?(?!\w)", re.IGNORECASE)]
+    parts = words[-1:] if answer_type == "string (name)" else words
+    for word in parts if len(words) > 1 else []:
         if word[:1].isupper() and word.lower() not in _SMALL_WORDS and len(word) > 2:
-            patterns.append(re.compile(rf"(?<!\w){re.escape(word)}(?:'s)?(?!\w)", re.IGNORECASE))
+            patterns.append(re.compile(rf"{_ARTICLE}(?<!\w){re.escape(word)}(?:'s)?(?!\w)", re.IGNORECASE))
     initials = "".join(word[0] for word in words if word.lower() not in _SMALL_WORDS)
     if len(initials) >= 2 and initials.isupper():
-        patterns.append(re.compile(rf"(?<!\w){initials}(?!\w)"))
+        patterns.append(re.compile(rf"{_ARTICLE}(?<!\w){initials}(?!\w)"))
     return patterns
 
 
-def mask(text: str, answer: str, placeholder: str) -> str:
-    for pattern in answer_patterns(answer):
+def mask(text: str, answer: str, answer_type: str, placeholder: str) -> str:
+    for pattern in answer_patterns(answer, answer_type):
         text = pattern.sub(placeholder, text)
     return text
 
@@ -47,8 +52,8 @@ def leakage(variables: Mapping[str, str], model: str) -> str:
         variables["resolution_criteria"],
     )
     placeholder = PLACEHOLDER.get(variables["answer_type"], "a certain entity")
-    new_background = mask(background, answer, placeholder)
-    new_criteria = mask(criteria, answer, placeholder)
+    new_background = mask(background, answer, variables["answer_type"], placeholder)
+    new_criteria = mask(criteria, answer, variables["answer_type"], placeholder)
     found = "yes" if (new_background, new_criteria) != (background, criteria) else "no"
     return (
         f"<edited>\n<leak_found>{found}</leak_found>\n<background>{new_background}</background>\n"

@@ -47,8 +47,9 @@ _BINARY_OPENERS = (
     "would ",
 )
 _DEADLINE = re.compile(rf"\b(by|in|before|on)\b[^?]*\b({'|'.join(MONTHS)}|\d{{4}})\b", re.IGNORECASE)
+# Numbers spelled out; an answer made only of these (and "and"/"a") is a quantity, not a name.
 _NUMBER_WORDS = frozenset(
-    {
+    [
         "zero",
         "one",
         "two",
@@ -60,16 +61,35 @@ _NUMBER_WORDS = frozenset(
         "eight",
         "nine",
         "ten",
+        "eleven",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
         "hundred",
         "thousand",
         "million",
         "billion",
-        "percent",
-        "between",
-        "above",
-        "below",
-    }
+        "trillion",
+        "dozen",
+        "half",
+        "and",
+        "a",
+    ]
 )
+_RANGE_WORDS = frozenset(
+    ["between", "above", "below", "over", "under", "around", "about", "approximately", "percent"]
+)
+
+
+def _numeric(answer: str) -> bool:
+    words = fold(answer).split()
+    return (
+        any(char.isdigit() for char in answer)
+        or (bool(words) and all(word in _NUMBER_WORDS for word in words))
+        or any(word in _RANGE_WORDS for word in words)
+    )
 
 
 def failed_criteria(question: GeneratedQuestion, article: str, model: str) -> dict[str, str]:
@@ -85,11 +105,7 @@ def failed_criteria(question: GeneratedQuestion, article: str, model: str) -> di
     answer_words = question.answer.split()
     if not answer_words or len(answer_words) > 3:
         failures["short_answer"] = f"the answer has {len(answer_words)} words (1 to 3 allowed)"
-    if (
-        question.answer_type.startswith("numeric")
-        or any(char.isdigit() for char in question.answer)
-        or any(word in _NUMBER_WORDS for word in fold(question.answer).split())
-    ):
+    if question.answer_type.startswith("numeric") or _numeric(question.answer):
         failures["non_numeric"] = "the answer or its type is numeric"
     if (
         title.startswith(_BINARY_OPENERS)

@@ -1,0 +1,122 @@
+"""LLM client throughput and cache cost against the loopback server (``python -m bench.llm``).
+
+1. Throughput: N requests at 100 ms simulated latency with 32 in flight. The ceiling is
+   concurrency / latency = 320 requests/s; we report the achieved fraction (target >= 0.9), next to
+   the obvious alternative measured in the same run: a bare ``AsyncOpenAI`` + semaphore loop (no
+   cache, no retries, no accounting), so the ratio shows what the layer's bookkeeping costs.
+2. Cache: per-call cost of a lookup (single-key ``get`` and batched ``get_many``) in a cache of
+   10,000 answers, the cost of committing one answer, and a fully cached rerun end to end.
+Results are printed and written to ``bench/results/llm.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from almanac.core.io import write_json
+from almanac.llm.cache import CachedResponse, LLMCache
+from almanac.llm.client import LLMRequest, run_requests
+from almanac.llm.config import RoleConfig
+from tests.support.llm_server import LLMTestServer
+
+LATENCY_S = 0.1
+CONCURRENCY = 32
+REQUESTS = 960  # 30 waves of 32
+CACHE_ENTRIES = 10_000
+RESULTS = Path("bench/results/llm.json")
+
+
+def requests(prefix: str, n: int) -> list[LLMRequest]:
+    return [LLMRequest(f"{prefix}{i}", "bench", (("user", f"{prefix} question {i}"),), "1", "h") for i in range(n)]
+
+
+async def bare_client(url: str, n: int) -> float:
+    client = openai.AsyncOpenAI(api_key="none", base_url=url, max_retries=0)
+    gate = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(i: int) -> None:
+        async with gate:
+            await client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"bare {i}"}])
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(n)))
+    elapsed = time.perf_counter() - started
+    await client.close()
+    return elapsed
+
+
+def throughput(workdir: Path) -> dict[str, Any]:
+    with LLMTestServer(latency_s=LATENCY_S) as server:
+        role = RoleConfig(backend="openai", model="m", base_url=server.url, max_concurrency=CONCURRENCY, name="b")
+        asyncio.run(bare_client(server.url, CONCURRENCY))  # warm imports and the server's threads
+        bare_s = asyncio.run(bare_client(server.url, REQUESTS))
+        with LLMCache(workdir / "throughput.sqlite") as cache:
+            started = time.perf_counter()
+            results = run_requests(role, requests("live", REQUESTS), cache)
+            layer_s = time.perf_counter() - started
+            assert all(result.ok for result in results)
+            started = time.perf_counter()
+            rerun = run_requests(role, requests("live", REQUESTS), cache)
+            rerun_s = time.perf_counter() - started
+            assert all(result.cached for result in rerun) and server.chat_requests == REQUESTS * 2 + CONCURRENCY
+        peak = server.max_in_flight
+    ideal = CONCURRENCY / LATENCY_S
+    return {
+        "requests": REQUESTS, "latency_s": LATENCY_S, "concurrency": CONCURRENCY, "ideal_rps": ideal,
+        "layer_rps": round(REQUESTS / layer_s, 1), "layer_fraction_of_ideal": round(REQUESTS / layer_s / ideal, 3),
+        "bare_client_rps": round(REQUESTS / bare_s, 1),
+        "bare_fraction_of_ideal": round(REQUESTS / bare_s / ideal, 3),
+        "layer_vs_bare": round(bare_s / layer_s, 3), "server_peak_in_flight": peak,
+        "cached_rerun_s": round(rerun_s, 4), "cached_rerun_us_per_request": round(rerun_s / REQUESTS * 1e6, 1),
+    }
+
+
+def cache_costs(workdir: Path) -> dict[str, Any]:
+    response = CachedResponse("<verdict>valid</verdict>" * 20, 900, 40)
+    keys = [f"{i:064x}" for i in range(CACHE_ENTRIES)]
+    with LLMCache(workdir / "lookup.sqlite") as cache:
+        started = time.perf_counter()
+        for key in keys[:1000]:
+            cache.put(key, "openai|x|m", "bench", "1", response)  # one commit per answer, as in live runs
+        put_us = (time.perf_counter() - started) / 1000 * 1e6
+        cache.put_many([(key, "openai|x|m", "bench", "1", response) for key in keys[1000:]])
+        samples = []
+        for _ in range(5):
+            started = time.perf_counter()
+            for key in keys[::10]:
+                cache.get(key)
+            samples.append((time.perf_counter() - started) / len(keys[::10]) * 1e6)
+        started = time.perf_counter()
+        found = cache.get_many(keys)
+        batch_us = (time.perf_counter() - started) / len(keys) * 1e6
+        assert len(found) == CACHE_ENTRIES
+    return {
+        "entries": CACHE_ENTRIES, "get_us_per_call": round(statistics.median(samples), 2),
+        "get_many_us_per_key": round(batch_us, 2), "put_commit_us_per_call": round(put_us, 1),
+        "lookup_vs_call_latency": f"1 : {round(LATENCY_S * 1e6 / statistics.median(samples)):,}",
+    }
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        report = {"throughput": throughput(Path(tmp)), "cache": cache_costs(Path(tmp))}
+    write_json(report, RESULTS)
+    t, c = report["throughput"], report["cache"]
+    print(f"throughput: {t['layer_rps']} req/s = {t['layer_fraction_of_ideal']:.1%} of {t['ideal_rps']:.0f} "
+          f"(bare AsyncOpenAI loop: {t['bare_client_rps']} req/s = {t['bare_fraction_of_ideal']:.1%}; "
+          f"layer/bare = {t['layer_vs_bare']})")
+    print(f"cached rerun of {t['requests']}: {t['cached_rerun_s']} s ({t['cached_rerun_us_per_request']} us/request)")
+    print(f"cache of {c['entries']}: get {c['get_us_per_call']} us/call, get_many {c['get_many_us_per_key']} us/key, "
+          f"put+commit {c['put_commit_us_per_call']} us/call")
+    print(f"wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
