@@ -280,3 +280,21 @@ def _multipart(content_type: str, raw: bytes) -> tuple[str, str, bytes]:
             if b'filename="' in head:
                 filename = head.split(b'filename="')[1].split(b'"')[0].decode()
     return filename, purpose, content
+
+
+def main() -> None:
+    """Serve in a process of its own (benchmarks: keeps the server off the client's GIL)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    server = LLMTestServer(latency_s=args.latency)
+    print(server.url, flush=True)  # the parent reads the URL (the port is chosen by the OS)
+    server._httpd.serve_forever(poll_interval=0.05)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
