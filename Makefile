@@ -29,6 +29,7 @@ lint: setup
 bench: setup
 	python -m bench.dedup
 	python -m bench.ingest
+	python -m bench.llm
 
 clean-data:
 	rm -rf data/ingest data/articles data/dedup

@@ -37,16 +37,20 @@ RESULTS = Path("bench/results/llm.json")
 
 
 def requests(prefix: str, n: int) -> list[LLMRequest]:
-    return [LLMRequest(f"{prefix}{i}", "bench", (("user", f"{prefix} question {i}"),), "1", "h") for i in range(n)]
+    return [
+        LLMRequest(f"{prefix}{i}", "bench", (("user", f"{prefix} question {i}"),), "1", "h") for i in range(n)
+    ]
 
 
-async def bare_client(url: str, n: int) -> float:
+async def bare_client(url: str, n: int, concurrency: int) -> float:
     client = openai.AsyncOpenAI(api_key="none", base_url=url, max_retries=0)
-    gate = asyncio.Semaphore(CONCURRENCY)
+    gate = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
         async with gate:
-            await client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"bare {i}"}])
+            await client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": f"bare {i}"}]
+            )
 
     started = time.perf_counter()
     await asyncio.gather(*(one(i) for i in range(n)))
@@ -60,7 +64,8 @@ def server_process(latency_s: float) -> Iterator[str]:
     """The loopback server in its own process, so that its threads do not compete for our GIL."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.llm_server", "--latency", str(latency_s)],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
@@ -70,29 +75,35 @@ def server_process(latency_s: float) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-def throughput(workdir: Path) -> dict[str, Any]:
+def throughput(workdir: Path, concurrency: int, n: int) -> dict[str, Any]:
     with server_process(LATENCY_S) as url:
-        role = RoleConfig(backend="openai", model="m", base_url=url, max_concurrency=CONCURRENCY, name="b")
-        asyncio.run(bare_client(url, CONCURRENCY))  # warm imports and the server's threads
-        bare_s = asyncio.run(bare_client(url, REQUESTS))
-        with LLMCache(workdir / "throughput.sqlite") as cache:
-            run_requests(role, requests("warm", CONCURRENCY), cache)
-            started = time.perf_counter()
-            results = run_requests(role, requests("live", REQUESTS), cache)
-            layer_s = time.perf_counter() - started
+        role = RoleConfig(backend="openai", model="m", base_url=url, max_concurrency=concurrency, name="b")
+        asyncio.run(bare_client(url, concurrency, concurrency))  # warm imports and the server's threads
+        bare_s = asyncio.run(bare_client(url, n, concurrency))
+        with LLMCache(workdir / f"throughput{concurrency}.sqlite") as cache:
+            run_requests(role, requests("warm", concurrency), cache)
+            started, cpu = time.perf_counter(), time.process_time()
+            results = run_requests(role, requests("live", n), cache)
+            layer_s, cpu_s = time.perf_counter() - started, time.process_time() - cpu
             assert all(result.ok for result in results)
             started = time.perf_counter()
-            rerun = run_requests(role, requests("live", REQUESTS), cache)
+            rerun = run_requests(role, requests("live", n), cache)
             rerun_s = time.perf_counter() - started
             assert all(result.cached for result in rerun)
-    ideal = CONCURRENCY / LATENCY_S
+    ideal = concurrency / LATENCY_S
     return {
-        "requests": REQUESTS, "latency_s": LATENCY_S, "concurrency": CONCURRENCY, "ideal_rps": ideal,
-        "layer_rps": round(REQUESTS / layer_s, 1), "layer_fraction_of_ideal": round(REQUESTS / layer_s / ideal, 3),
-        "bare_client_rps": round(REQUESTS / bare_s, 1),
-        "bare_fraction_of_ideal": round(REQUESTS / bare_s / ideal, 3),
+        "requests": n,
+        "latency_s": LATENCY_S,
+        "concurrency": concurrency,
+        "ideal_rps": ideal,
+        "layer_rps": round(n / layer_s, 1),
+        "layer_fraction_of_ideal": round(n / layer_s / ideal, 3),
+        "bare_client_rps": round(n / bare_s, 1),
+        "bare_fraction_of_ideal": round(n / bare_s / ideal, 3),
         "layer_vs_bare": round(bare_s / layer_s, 3),
-        "cached_rerun_s": round(rerun_s, 4), "cached_rerun_us_per_request": round(rerun_s / REQUESTS * 1e6, 1),
+        "client_cpu_ms_per_call": round(cpu_s / n * 1e3, 2),
+        "cached_rerun_s": round(rerun_s, 4),
+        "cached_rerun_us_per_request": round(rerun_s / n * 1e6, 1),
     }
 
 
@@ -116,23 +127,41 @@ def cache_costs(workdir: Path) -> dict[str, Any]:
         batch_us = (time.perf_counter() - started) / len(keys) * 1e6
         assert len(found) == CACHE_ENTRIES
     return {
-        "entries": CACHE_ENTRIES, "get_us_per_call": round(statistics.median(samples), 2),
-        "get_many_us_per_key": round(batch_us, 2), "put_commit_us_per_call": round(put_us, 1),
+        "entries": CACHE_ENTRIES,
+        "get_us_per_call": round(statistics.median(samples), 2),
+        "get_many_us_per_key": round(batch_us, 2),
+        "put_commit_us_per_call": round(put_us, 1),
         "lookup_vs_call_latency": f"1 : {round(LATENCY_S * 1e6 / statistics.median(samples)):,}",
     }
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        report = {"throughput": throughput(Path(tmp)), "cache": cache_costs(Path(tmp))}
+        report = {
+            "throughput": throughput(Path(tmp), CONCURRENCY, REQUESTS),
+            "throughput_half_load": throughput(Path(tmp), CONCURRENCY // 2, REQUESTS // 2),
+            "cache": cache_costs(Path(tmp)),
+        }
     write_json(report, RESULTS)
+    for name in ("throughput", "throughput_half_load"):
+        t = report[name]
+        print(
+            f"{t['concurrency']} in flight at {t['latency_s'] * 1000:.0f} ms: {t['layer_rps']} req/s = "
+            f"{t['layer_fraction_of_ideal']:.1%} of {t['ideal_rps']:.0f} (bare AsyncOpenAI loop: "
+            f"{t['bare_client_rps']} req/s = {t['bare_fraction_of_ideal']:.1%}; "
+            f"layer/bare = {t['layer_vs_bare']};"
+            f" client CPU {t['client_cpu_ms_per_call']} ms/call)"
+        )
     t, c = report["throughput"], report["cache"]
-    print(f"throughput: {t['layer_rps']} req/s = {t['layer_fraction_of_ideal']:.1%} of {t['ideal_rps']:.0f} "
-          f"(bare AsyncOpenAI loop: {t['bare_client_rps']} req/s = {t['bare_fraction_of_ideal']:.1%}; "
-          f"layer/bare = {t['layer_vs_bare']})")
-    print(f"cached rerun of {t['requests']}: {t['cached_rerun_s']} s ({t['cached_rerun_us_per_request']} us/request)")
-    print(f"cache of {c['entries']}: get {c['get_us_per_call']} us/call, get_many {c['get_many_us_per_key']} us/key, "
-          f"put+commit {c['put_commit_us_per_call']} us/call")
+    print(
+        f"cached rerun of {t['requests']}: {t['cached_rerun_s']} s "
+        f"({t['cached_rerun_us_per_request']} us/request)"
+    )
+    print(
+        f"cache of {c['entries']}: get {c['get_us_per_call']} us/call, "
+        f"get_many {c['get_many_us_per_key']} us/key, "
+        f"put+commit {c['put_commit_us_per_call']} us/call"
+    )
     print(f"wrote {RESULTS}")
 
 

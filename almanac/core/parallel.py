@@ -17,6 +17,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 EXECUTORS = ("ray", "serial")
+_log = logging.getLogger("almanac.ray")
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,8 @@ def init_ray(config: RayConfig) -> None:
         return
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if config.address:
-        ray.init(address=config.address, logging_level=logging.WARNING, log_to_driver=True)
+        context: Any = ray.init(address=config.address, logging_level=logging.WARNING, log_to_driver=True)
+        _log.info("joined Ray cluster at %s (%s)", context.address_info.get("gcs_address"), _cpus())
         return
     # A private local instance: no token auth or dashboard to set up, nothing listening beyond loopback.
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
@@ -51,6 +53,14 @@ def init_ray(config: RayConfig) -> None:
         logging_level=logging.WARNING,
         _node_ip_address="127.0.0.1",
     )
+    _log.info("started local Ray (%s)", _cpus())
+
+
+def _cpus() -> str:
+    import ray
+
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    return f"{int(resources.get('CPU', 0))} CPUs"
 
 
 def parallel_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig) -> list[R]:

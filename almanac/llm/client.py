@@ -184,9 +184,8 @@ async def _run_live(
             while queue:
                 key, request = queue.pop()
                 outcome = await call_chat(client, role, request.messages, limiter)
-                _store(
-                    cache, role, key, request, outcome
-                )  # committed now: a kill -9 loses only in-flight calls
+                # Committed at once: a kill -9 loses only the calls still in flight.
+                _store(cache, role, key, request, outcome)
                 outcomes[key] = outcome
 
         try:

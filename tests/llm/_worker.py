@@ -6,28 +6,14 @@ import sys
 
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import run_requests
-from tests.llm.conftest import requests_for
-from tests.support.llm_server import LLMTestServer
-
-
-class _Endpoint(LLMTestServer):
-    """Only the URL is needed; the server itself runs in the test process."""
-
-    def __init__(self, url: str) -> None:  # noqa: D107 - no server is started here
-        self._url = url
-
-    @property
-    def url(self) -> str:
-        return self._url
+from tests.llm.conftest import remote_role, requests_for
 
 
 def main() -> None:
-    from tests.llm.conftest import remote_role
-
     url, cache_path, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with LLMCache(cache_path) as cache:
-        results = run_requests(remote_role(_Endpoint(url)), requests_for("resume", count), cache)
-    print(sum(r.ok for r in results), flush=True)
+        results = run_requests(remote_role(url), requests_for("resume", count), cache)
+    print(sum(result.ok for result in results), flush=True)
 
 
 if __name__ == "__main__":

@@ -30,11 +30,18 @@ def serve() -> Iterator[Callable[..., LLMTestServer]]:
         server.stop()
 
 
-def remote_role(server: LLMTestServer, **overrides: Any) -> RoleConfig:
+def remote_role(server: LLMTestServer | str, **overrides: Any) -> RoleConfig:
     """A role pointed at the loopback server, with fast backoff so retry tests take milliseconds."""
     settings: dict[str, Any] = {
-        "backend": "openai", "model": "test-model", "base_url": server.url, "max_concurrency": 4,
-        "backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 5.0, "max_retries": 3, "name": "generator",
+        "backend": "openai",
+        "model": "test-model",
+        "base_url": server if isinstance(server, str) else server.url,
+        "max_concurrency": 4,
+        "backoff_base_s": 0.01,
+        "backoff_max_s": 0.05,
+        "timeout_s": 5.0,
+        "max_retries": 3,
+        "name": "generator",
     }
     settings.update(overrides)
     return RoleConfig(**settings)

@@ -24,7 +24,9 @@ def answer_or_fail(body: dict[str, object], seen: int) -> Reply:
     return Reply(text=f"batched answer to {text}", prompt_tokens=20, completion_tokens=3)
 
 
-def test_batch_roundtrip_maps_answers_by_custom_id(serve: Callable[..., LLMTestServer], tmp_path: Path) -> None:
+def test_batch_roundtrip_maps_answers_by_custom_id(
+    serve: Callable[..., LLMTestServer], tmp_path: Path
+) -> None:
     server = serve(answer_or_fail)
     role = remote_role(server, batch=True, batch_poll_s=0.01, name="validator")
     ledger = StageLedger("validate")
@@ -32,7 +34,9 @@ def test_batch_roundtrip_maps_answers_by_custom_id(serve: Callable[..., LLMTestS
         results = run_requests(role, requests_for("batch", 5), cache, ledger)
     assert server.chat_requests == 0 and server.batch_creates == 1 and server.file_uploads == 1
     assert [r.ok for r in results] == [True, True, False, True, True]
-    assert results[3].text == f"batched answer to {message('batch', 3)}"  # order follows the input, not the file
+    assert (
+        results[3].text == f"batched answer to {message('batch', 3)}"
+    )  # order follows the input, not the file
     assert results[2].error == "llm_batch_error" and "model crashed" in results[2].detail
     assert ledger.extra["llm"]["validator.prompt_tokens"] == 80
     assert not list((tmp_path / "llm_batches").glob("*.json"))  # finished: the state file is gone
@@ -61,8 +65,14 @@ def test_interrupted_batch_is_reattached_not_resubmitted(
 
 def test_batch_file_format_is_generic(tmp_path: Path) -> None:
     """The same JSONL goes to vLLM's offline runner; its output file fills the cache the same way."""
-    role = RoleConfig(backend="openai", model="served", base_url="http://127.0.0.1:9/v1", temperature=0.2,
-                      max_tokens=50, name="generator")
+    role = RoleConfig(
+        backend="openai",
+        model="served",
+        base_url="http://127.0.0.1:9/v1",
+        temperature=0.2,
+        max_tokens=50,
+        name="generator",
+    )
     requests = requests_for("vllm", 3)
     misses = {request.key(role): request for request in requests}
     assert write_batch_input(role, misses, tmp_path / "in.jsonl") == 3
@@ -71,12 +81,27 @@ def test_batch_file_format_is_generic(tmp_path: Path) -> None:
     assert all(line["method"] == "POST" and line["url"] == "/v1/chat/completions" for line in lines)
     assert lines[0]["body"]["max_tokens"] == 50 and lines[0]["body"]["temperature"] == 0.2
 
-    output = "".join(
-        json.dumps({"id": f"r{i}", "custom_id": line["custom_id"], "error": None, "response": {
-            "status_code": 200, "body": {"choices": [{"message": {"content": f"vllm says {i}"}}],
-                                         "usage": {"prompt_tokens": 9, "completion_tokens": 2}}}}) + "\n"
-        for i, line in enumerate(lines)
-    ) + "not json\n"
+    output = (
+        "".join(
+            json.dumps(
+                {
+                    "id": f"r{i}",
+                    "custom_id": line["custom_id"],
+                    "error": None,
+                    "response": {
+                        "status_code": 200,
+                        "body": {
+                            "choices": [{"message": {"content": f"vllm says {i}"}}],
+                            "usage": {"prompt_tokens": 9, "completion_tokens": 2},
+                        },
+                    },
+                }
+            )
+            + "\n"
+            for i, line in enumerate(lines)
+        )
+        + "not json\n"
+    )
     assert len(read_batch_output(output)) == 3  # the garbage line is skipped
     with LLMCache(tmp_path / "llm.sqlite") as cache:
         import_batch_output(role, misses, output, cache)

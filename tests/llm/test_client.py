@@ -73,7 +73,9 @@ def test_retry_after_is_honoured(serve: Serve, cache: LLMCache) -> None:
 
 
 def test_retry_budget_exhaustion_becomes_a_reject_row(serve: Serve, cache: LLMCache) -> None:
-    server = serve(lambda body, seen: Reply(status=500) if "item 1;" in body["messages"][-1]["content"] else Reply())
+    server = serve(
+        lambda body, seen: Reply(status=500) if "item 1;" in body["messages"][-1]["content"] else Reply()
+    )
     ledger = StageLedger("validate")
     ledger.items_in = 3
     results = run_requests(remote_role(server, max_retries=2), requests_for("budget", 3), cache, ledger)
@@ -121,11 +123,19 @@ def test_rerun_makes_zero_requests(serve: Serve, tmp_path: Path) -> None:
     assert server.chat_requests == 10
     assert [r.text for r in second] == [r.text for r in first] and all(r.cached for r in second)
     metrics = second_ledger.extra["llm"]
-    assert (metrics["generator.cache_hits"], metrics["generator.cache_misses"], metrics["generator.cost_usd"]) == (
-        10, 0, 0.0,
+    assert (
+        metrics["generator.cache_hits"],
+        metrics["generator.cache_misses"],
+        metrics["generator.cost_usd"],
+    ) == (
+        10,
+        0,
+        0.0,
     )
     # A change of sampling parameters is a different question: it must miss.
-    run_requests(with_fields(role, temperature=0.7), requests_for("again", 2), LLMCache(tmp_path / "llm.sqlite"))
+    run_requests(
+        with_fields(role, temperature=0.7), requests_for("again", 2), LLMCache(tmp_path / "llm.sqlite")
+    )
     assert server.chat_requests == 12
 
 
@@ -156,5 +166,9 @@ def test_extra_params_reach_the_server(serve: Serve, cache: LLMCache) -> None:
     run_requests(role, requests_for("extra", 1), cache)
     body = server.chat_bodies[0]
     assert (body["model"], body["temperature"], body["max_tokens"], body["top_p"], body["seed"]) == (
-        "test-model", 0.3, 77, 0.9, 7,
+        "test-model",
+        0.3,
+        77,
+        0.9,
+        7,
     )

@@ -28,7 +28,9 @@ def test_roles_parse_with_defaults_and_warn_on_self_preference(caplog: pytest.Lo
     with caplog.at_level(logging.WARNING):
         config = parse_llm_config(yaml.safe_load(PARAMS))
     generator = config.role("generator")
-    assert generator.name == "generator" and generator.temperature == 1.0 and generator.extra == {"top_p": 0.95}
+    assert (
+        generator.name == "generator" and generator.temperature == 1.0 and generator.extra == {"top_p": 0.95}
+    )
     assert config.role("editor").backend == "offline"
     assert "self-preference" in caplog.text  # same model at the same server (trailing slash ignored)
     caplog.clear()

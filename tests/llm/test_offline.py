@@ -45,7 +45,9 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Any:
         yield opened
 
 
-def run(task: str, items: Sequence[TaskItem], cache: LLMCache, ledger: StageLedger | None = None) -> list[Any]:
+def run(
+    task: str, items: Sequence[TaskItem], cache: LLMCache, ledger: StageLedger | None = None
+) -> list[Any]:
     results = run_task(ROLE, task, items, cache, ledger, PROMPTS_DIR)
     assert all(result.ok for result in results), [result.detail for result in results]
     return [result.value for result in results]
@@ -56,8 +58,10 @@ def question(**changes: str) -> GeneratedQuestion:
         "question_title": "Who will Ajax hire as head coach by June 4, 2025?",
         "background": "Question start date: 2025-05-28. Ajax is looking for a new coach.",
         "resolution_criteria": "Source of truth: club statements.\nResolution date: June 4, 2025.",
-        "answer": "John Heitinga", "answer_type": "string (name)",
-        "question_start_date": "2025-05-28", "resolution_date": "2025-06-04",
+        "answer": "John Heitinga",
+        "answer_type": "string (name)",
+        "question_start_date": "2025-05-28",
+        "resolution_date": "2025-06-04",
     }
     return GeneratedQuestion(**(fields | changes))
 
@@ -96,7 +100,9 @@ def test_validation_rules_each_fail_on_their_own(cache: LLMCache) -> None:
     cases = {
         "good": question(),
         "past": question(question_title="Who did Ajax hire as head coach?"),
-        "numeric": question(answer="two", question_title="How many years will Heitinga sign for by June 4, 2025?"),
+        "numeric": question(
+            answer="two", question_title="How many years will Heitinga sign for by June 4, 2025?"
+        ),
         "absent": question(answer="Erik ten Hag"),
         "binary": question(question_title="Will Ajax hire John Heitinga by June 4, 2025?"),
         "long": question(answer="John Heitinga the coach"),
@@ -116,7 +122,9 @@ def test_validation_rules_each_fail_on_their_own(cache: LLMCache) -> None:
 def test_best_of_prefers_valid_and_prominent_and_can_say_none(cache: LLMCache) -> None:
     title, text, published = COACH
     numeric = question(answer="two")
-    farioli = question(question_title="Who will the Dutch club sack by June 4, 2025?", answer="Francesco Farioli")
+    farioli = question(
+        question_title="Who will the Dutch club sack by June 4, 2025?", answer="Francesco Farioli"
+    )
     heitinga = question()  # "Heitinga" appears twice in the article, "Farioli" once
     items = [
         select_best_item("set1", [numeric, farioli, heitinga], title, text, published),
@@ -133,13 +141,20 @@ def test_leakage_masks_answer_parts_and_acronyms(cache: LLMCache) -> None:
         resolution_criteria="Source of truth: club statements.\nAccepted answer format: full name, e.g. John Smith.",
     )
     who = question(
-        answer="World Health Organization", answer_type="string (organization)",
-        background="A UN agency will decide.", resolution_criteria="Source of truth: a WHO press release.",
+        answer="World Health Organization",
+        answer_type="string (organization)",
+        background="A UN agency will decide.",
+        resolution_criteria="Source of truth: a WHO press release.",
     )
     clean = question()
-    edits = run("leakage", [leakage_item("x", leaky), leakage_item("y", who), leakage_item("z", clean)], cache)
+    edits = run(
+        "leakage", [leakage_item("x", leaky), leakage_item("y", who), leakage_item("z", clean)], cache
+    )
     assert edits[0].leak_found
-    assert edits[0].background == "Question start date: 2025-05-28. a certain person, a former defender, is one candidate."
+    assert (
+        edits[0].background
+        == "Question start date: 2025-05-28. a certain person, a former defender, is one candidate."
+    )
     assert edits[0].resolution_criteria == leaky.resolution_criteria  # "John Smith" is a generic example
     assert edits[1].resolution_criteria == "Source of truth: a certain organization press release."
     assert not edits[2].leak_found and edits[2].background == clean.background

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from almanac.llm.outputs import parse_best, parse_date_repair, parse_leakage, parse_questions, parse_validation
+from almanac.llm.outputs import (
+    parse_best,
+    parse_date_repair,
+    parse_leakage,
+    parse_questions,
+    parse_validation,
+)
 from almanac.llm.parsing import ParseError, clean, extract_json, one_tag, require_fields
 
 QUESTION = """<question>
@@ -46,8 +52,10 @@ def test_questions_are_strict_about_fields_and_dates() -> None:
 def test_verdict_comes_only_from_its_tag() -> None:
     ok = "<reasons>fine</reasons><failed_criteria>none</failed_criteria><verdict>valid</verdict>"
     assert parse_validation(ok, {}).valid
-    bad = "<reasons>past tense</reasons><failed_criteria>forward_looking, single_answer</failed_criteria>" \
-          "<verdict>Invalid.</verdict>"
+    bad = (
+        "<reasons>past tense</reasons><failed_criteria>forward_looking, single_answer</failed_criteria>"
+        "<verdict>Invalid.</verdict>"
+    )
     verdict = parse_validation(bad, {})
     assert not verdict.valid and verdict.failed_criteria == ("forward_looking", "single_answer")
     # The old "last digit wins" reading would call this valid (it ends in 1); here it is malformed.
@@ -73,12 +81,16 @@ def test_best_choice_bounds() -> None:
 
 def test_leakage_keeps_originals_when_nothing_leaks() -> None:
     originals = {"background": "Original  background.", "resolution_criteria": "Line one.\nLine two."}
-    quiet = "Checked.<edited><leak_found>no</leak_found><background>reworded!</background>" \
-            "<resolution_criteria>x</resolution_criteria></edited>"
+    quiet = (
+        "Checked.<edited><leak_found>no</leak_found><background>reworded!</background>"
+        "<resolution_criteria>x</resolution_criteria></edited>"
+    )
     edit = parse_leakage(quiet, originals)
     assert not edit.leak_found and edit.background == "Original  background."
-    leaky = "<edited><leak_found>yes</leak_found><background>A certain person leads.</background>" \
-            "<resolution_criteria>Source: club.\n Date: July 1.</resolution_criteria></edited>"
+    leaky = (
+        "<edited><leak_found>yes</leak_found><background>A certain person leads.</background>"
+        "<resolution_criteria>Source: club.\n Date: July 1.</resolution_criteria></edited>"
+    )
     edit = parse_leakage(leaky, originals)
     assert edit.leak_found and edit.resolution_criteria == "Source: club.\nDate: July 1."
     with pytest.raises(ParseError, match="missing <edited>"):
@@ -87,16 +99,19 @@ def test_leakage_keeps_originals_when_nothing_leaks() -> None:
 
 def test_date_repair() -> None:
     assert parse_date_repair("<earliest_date>2025-06-03</earliest_date>", {}).earliest_date == "2025-06-03"
-    assert parse_date_repair("<evidence>?</evidence><earliest_date>Unknown</earliest_date>", {}).earliest_date == (
-        "unknown"
-    )
+    assert parse_date_repair(
+        "<evidence>?</evidence><earliest_date>Unknown</earliest_date>", {}
+    ).earliest_date == ("unknown")
     with pytest.raises(ParseError):
         parse_date_repair("<earliest_date>early June</earliest_date>", {})
 
 
 def test_json_helpers() -> None:
     record = extract_json('Result follows: {"answer": "Paris", "confidence": 0.9} -- done {broken')
-    assert require_fields(record, {"answer": str, "confidence": float}) == {"answer": "Paris", "confidence": 0.9}
+    assert require_fields(record, {"answer": str, "confidence": float}) == {
+        "answer": "Paris",
+        "confidence": 0.9,
+    }
     with pytest.raises(ParseError, match="must be int"):
         require_fields({"n": True}, {"n": int})
     with pytest.raises(ParseError, match="missing field"):

@@ -25,7 +25,10 @@ def test_kill_minus_nine_then_rerun(serve: Callable[..., LLMTestServer], tmp_pat
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     worker = subprocess.Popen(
         [sys.executable, "-m", "tests.llm._worker", server.url, str(cache_path), str(ITEMS)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 30
     while sum(server.completed.values()) < 12 and time.monotonic() < deadline and worker.poll() is None:

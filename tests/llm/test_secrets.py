@@ -46,21 +46,34 @@ def test_key_is_used_but_never_written(
     try:
         with LLMCache(tmp_path / "cache" / "llm.sqlite") as cache:
             results = run_requests(role, requests_for("secret", 4), cache, ledger)
-            items = [TaskItem("art-1", {"article_title": "Headline", "article_text": "Body.", "publish_date":
-                                        "2025-07-01", "source": "example.com", "n_questions": "1"})]
+            items = [
+                TaskItem(
+                    "art-1",
+                    {
+                        "article_title": "Headline",
+                        "article_text": "Body.",
+                        "publish_date": "2025-07-01",
+                        "source": "example.com",
+                        "n_questions": "1",
+                    },
+                )
+            ]
             task_results = run_task(role, "qgen", items, cache, ledger, PROMPTS_DIR)
     finally:
         logging.getLogger().removeHandler(handler)
         handler.close()
 
     assert all(auth == f"Bearer {key}" for auth in server.auth_headers)  # the key really was sent
-    for result in [*results, *task_results]:
-        if not result.ok:
-            result.reject_into(ledger, source="test")
+    for failed in [r for r in results if not r.ok]:
+        failed.reject_into(ledger, source="test")
+    for failed_task in [r for r in task_results if not r.ok]:
+        failed_task.reject_into(ledger, source="test")
     assert len(ledger.rejects) == 3
     ledger.items_in, ledger.items_out = 5, 2
     write_parquet(ledger.rejects_table(), tmp_path / "out" / "rejects.parquet")
-    write_json(ledger.metrics(1.0) | {"details": [r.detail for r in ledger.rejects]}, tmp_path / "out" / "m.json")
+    write_json(
+        ledger.metrics(1.0) | {"details": [r.detail for r in ledger.rejects]}, tmp_path / "out" / "m.json"
+    )
     assert "upstream failed" in (tmp_path / "out" / "m.json").read_text()  # the detail itself is kept
 
     files = [path for path in tmp_path.rglob("*") if path.is_file()]

@@ -19,7 +19,9 @@ ARTICLE = ("Ajax names coach", "Ajax hired John Heitinga as head coach on Monday
 
 
 def article_items(*names: str) -> list[Any]:
-    return [qgen_item(name, ARTICLE[0] + " " + name, ARTICLE[1], ARTICLE[2], "sport.example", 2) for name in names]
+    return [
+        qgen_item(name, ARTICLE[0] + " " + name, ARTICLE[1], ARTICLE[2], "sport.example", 2) for name in names
+    ]
 
 
 def test_malformed_answer_is_repaired_once(serve: Serve, cache: LLMCache) -> None:
@@ -32,7 +34,8 @@ def test_malformed_answer_is_repaired_once(serve: Serve, cache: LLMCache) -> Non
     server = serve(script)
     ledger = StageLedger("qgen")
     [result] = run_task(remote_role(server), "qgen", article_items("good"), cache, ledger, PROMPTS_DIR)
-    assert result.ok and result.repaired and result.value[0].answer == "John Heitinga"
+    assert result.ok and result.repaired and result.value is not None
+    assert result.value[0].answer == "John Heitinga"
     assert result.prompt_version == "1+repair1"
     repair_body = server.chat_bodies[1]
     assert repair_body["messages"][-2]["role"] == "assistant"
@@ -59,7 +62,9 @@ def test_still_malformed_after_repair_is_rejected_with_raw_text(serve: Serve, ca
 
 def test_transport_failure_is_not_sent_to_repair(serve: Serve, cache: LLMCache) -> None:
     server = serve(lambda body, seen: Reply(status=503))
-    [result] = run_task(remote_role(server, max_retries=1), "qgen", article_items("down"), cache, None, PROMPTS_DIR)
+    [result] = run_task(
+        remote_role(server, max_retries=1), "qgen", article_items("down"), cache, None, PROMPTS_DIR
+    )
     assert result.error == "llm_retries_exhausted" and server.chat_requests == 2
 
 
@@ -71,15 +76,27 @@ def test_validator_verdicts_route_per_item(serve: Serve, cache: LLMCache) -> Non
 
     def script(body: dict[str, Any], seen: int) -> Reply:
         prompt = body["messages"][-1]["content"]
-        return Reply(text=next(text for start, text in answers.items() if f"Question title: {start}" in prompt))
+        return Reply(
+            text=next(text for start, text in answers.items() if f"Question title: {start}" in prompt)
+        )
 
     server = serve(script)
-    base = dict(background="b", resolution_criteria="r", answer="John Heitinga", answer_type="string (name)",
-                question_start_date="2025-05-28", resolution_date="2025-06-04")
+    base = dict(
+        background="b",
+        resolution_criteria="r",
+        answer="John Heitinga",
+        answer_type="string (name)",
+        question_start_date="2025-05-28",
+        resolution_date="2025-06-04",
+    )
     good = GeneratedQuestion(question_title="Who will Ajax hire by June 4, 2025?", **base)
     past = GeneratedQuestion(question_title="Who did Ajax hire?", **base)
     items = [validate_item("q-good", good, *ARTICLE), validate_item("q-past", past, *ARTICLE)]
     role = remote_role(server, name="validator")
     results = run_task(role, "validate", items, cache, None, PROMPTS_DIR)
-    assert [(r.item_id, r.value.valid) for r in results] == [("q-good", True), ("q-past", False)]
-    assert results[1].value.failed_criteria == ("forward_looking",)
+    verdicts = [(r.item_id, r.value) for r in results if r.value is not None]
+    assert [(item_id, verdict.valid) for item_id, verdict in verdicts] == [
+        ("q-good", True),
+        ("q-past", False),
+    ]
+    assert verdicts[1][1].failed_criteria == ("forward_looking",)

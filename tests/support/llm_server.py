@@ -168,7 +168,8 @@ class LLMTestServer:
         return dict(batch)
 
     def _finish_batch(self, batch: dict[str, Any]) -> None:
-        outputs, errors = [], []
+        outputs: list[dict[str, Any]] = []
+        errors: list[dict[str, Any]] = []
         for line in self.files[batch["input_file_id"]].decode().splitlines():
             item = json.loads(line)
             body = item["body"]
@@ -285,7 +286,6 @@ def _multipart(content_type: str, raw: bytes) -> tuple[str, str, bytes]:
 def main() -> None:
     """Serve in a process of its own (benchmarks: keeps the server off the client's GIL)."""
     import argparse
-    import sys
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=0.0)
@@ -293,7 +293,6 @@ def main() -> None:
     server = LLMTestServer(latency_s=args.latency)
     print(server.url, flush=True)  # the parent reads the URL (the port is chosen by the OS)
     server._httpd.serve_forever(poll_interval=0.05)
-    sys.exit(0)
 
 
 if __name__ == "__main__":
