@@ -72,7 +72,15 @@ def test_single_month_stage_and_adding_a_month(built: Path, tmp_path: Path) -> N
     (built / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     result = dvc(["repro"], built)
     ran = {line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")}
-    assert ran == {"ccnews_ingest@2025-07", "dedup", "corpus_stats"}
+    assert {
+        "ccnews_ingest@2025-07",
+        "dedup",
+        "corpus_stats",
+        "foresight_qgen@2025-07",
+        "foresight_split",
+    } <= ran
+    # The old months' corpus files did not change, so none of their per-month stages ran again.
+    assert not [stage for stage in ran if stage.split("@")[-1] in MONTHS], ran
 
 
 def test_dvc_yaml_paths_match_layout() -> None:
@@ -82,3 +90,63 @@ def test_dvc_yaml_paths_match_layout() -> None:
     assert ingest_outs == [f"{ingest_dir('${item}')}/articles", f"{ingest_dir('${item}')}/rejects.parquet"]
     assert str(articles_dir()) in stages["dedup"]["outs"] and str(dedup_rejects()) in stages["dedup"]["outs"]
     assert str(metrics_path("dedup")) in stages["dedup"]["metrics"][0]
+
+
+def test_foresight_splits_are_non_empty_leak_free_and_dated(built: Path) -> None:
+    from almanac.foresight.answer_types import declared_answer_class
+    from almanac.foresight.leakage_scan import LeakageScanConfig, find_leak
+    from almanac.foresight.schema import RELEASED_COLUMNS
+
+    test_files = sorted((built / "data/foresight/splits/test").glob("*.parquet"))
+    rows = [row for path in test_files for row in pq.read_table(path).to_pylist()]
+    assert rows, "the sample must yield a non-empty test split"
+    everything = [
+        row
+        for path in sorted((built / "data/foresight/splits").rglob("*.parquet"))
+        for row in pq.read_table(path).to_pylist()
+    ]
+    assert set(pq.read_table(test_files[0]).column_names) == set(RELEASED_COLUMNS)
+    scan = LeakageScanConfig()
+    for row in everything:
+        texts = {name: row[name] for name in scan.fields}
+        assert (
+            find_leak(row["answer"], texts, declared_answer_class(row["answer"], row["answer_type"]), scan)
+            is None
+        ), row
+        assert row["question_start_date"] < row["resolution_date"] <= row["article_publish_date"].date()
+        assert row["answer_class"] in {
+            "name",
+            "location",
+            "country",
+            "title",
+            "team",
+            "organization",
+            "brand",
+            "currency",
+            "color",
+            "month",
+        }
+    for row in rows:
+        assert row["split"] == "test" and row["resolution_date"].isoformat()[:7] == "2025-06"
+
+
+def test_foresight_funnel_counts_add_up(built: Path) -> None:
+    funnel = json.loads((built / "reports/foresight_funnel.json").read_text())
+    stages = ["foresight_qgen", "foresight_validate", "foresight_select", "foresight_leakage",
+              "foresight_answer_type", "foresight_dates"]  # fmt: skip
+    previous_out = None
+    for stage in stages:
+        totals = {"items_in": 0, "items_out": 0, "rejected": 0, "candidates": 0}
+        for month in MONTHS:
+            metrics = json.loads((built / metrics_path(stage, month)).read_text())
+            for key in totals:
+                totals[key] += metrics.get(key, 0)
+        assert totals["items_in"] == totals["items_out"] + totals["rejected"]
+        if previous_out is not None:
+            assert totals["items_in"] == previous_out, stage
+        previous_out = totals["candidates"] if stage == "foresight_qgen" else totals["items_out"]
+    split_metrics = json.loads((built / metrics_path("foresight_split")).read_text())
+    final = sum(pq.read_table(p).num_rows for p in (built / "data/foresight/splits").rglob("*.parquet"))
+    assert split_metrics["items_out"] == final
+    assert "Question generation" in (built / "reports/foresight_funnel.md").read_text()
+    assert funnel  # the JSON metrics exist and parse

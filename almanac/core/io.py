@@ -62,13 +62,14 @@ def read_json(path: str | Path) -> Any:
 
 
 def write_month_partitions(
-    table: pa.Table, directory: str | Path, months: list[str] | None, column: str
+    table: pa.Table, directory: str | Path, months: list[str] | None, column: str, keep_column: bool = True
 ) -> None:
     """Write ``<directory>/<month>.parquet`` per month, replacing the folder.
 
     With ``months`` given, every listed month gets a file even when it has no rows (so per-month
     downstream stages always find their input) and rows of other months are an error; with None,
-    one file per month present. The folder is built beside the target and swapped in, so readers
+    one file per month present; ``keep_column=False`` leaves the partition column out of the files.
+    The folder is built beside the target and swapped in, so readers
     never see a mix of old and new partitions.
     """
     target = Path(directory)
@@ -83,7 +84,8 @@ def write_month_partitions(
             raise ValueError(f"rows for months not in scope: {unexpected}")
         for month in months:
             mask = pa.array([value == month for value in values], type=pa.bool_())
-            write_parquet(table.filter(mask), staging / f"{month}.parquet")
+            part = table.filter(mask)
+            write_parquet(part if keep_column else part.drop_columns([column]), staging / f"{month}.parquet")
         if target.exists():
             shutil.rmtree(target)
         os.replace(staging, target)

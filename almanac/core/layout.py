@@ -24,3 +24,17 @@ def articles_dir() -> Path:
 
 def dedup_rejects() -> Path:
     return DATA / "dedup" / "rejects.parquet"
+
+
+def foresight_path(stage: str, month: str) -> Path:
+    """Questions of one month after an OpenForesight stage (qgen, validate, select, ...)."""
+    return DATA / "foresight" / stage / f"{month}.parquet"
+
+
+def foresight_rejects(stage: str, month: str) -> Path:
+    return DATA / "foresight" / stage / f"{month}.rejects.parquet"
+
+
+def foresight_splits_dir() -> Path:
+    """``<split>/<resolution month>.parquet`` of the released question splits."""
+    return DATA / "foresight" / "splits"

@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.rejects import StageLedger
-from almanac.dedup.cluster import resolve_clusters
+from almanac.dedup.cluster import Duplicate, resolve_clusters
 from almanac.dedup.lsh import candidate_pairs
 from almanac.dedup.minhash import MinHashConfig, jaccard, shingles, signatures
 
@@ -48,6 +48,29 @@ def _sign(task: _SignTask) -> np.ndarray:
     return signatures(task.texts, task.config)
 
 
+@dataclass(frozen=True)
+class NearDuplicates:
+    duplicates: list[Duplicate]
+    candidate_pairs: int
+    verified_pairs: int
+
+
+def find_near_duplicates(
+    texts: list[str], order_keys: list[tuple[object, ...]], config: DedupConfig, ray_config: RayConfig
+) -> NearDuplicates:
+    """Clusters of texts whose exact shingle Jaccard reaches the threshold; each keeps its smallest key.
+
+    Signatures are computed in chunks on Ray; LSH proposes pairs, exact Jaccard verifies them.
+    """
+    step = config.docs_per_task
+    chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
+    signed = parallel_map(_sign, [_SignTask(chunk, config.minhash) for chunk in chunks], ray_config)
+    sigs = np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
+    candidates = candidate_pairs(sigs, config.bands, config.rows)
+    verified = _verify(candidates, texts, config)
+    return NearDuplicates(resolve_clusters(len(texts), verified, order_keys), len(candidates), len(verified))
+
+
 def deduplicate(
     articles: pa.Table, months: list[str], config: DedupConfig, ray_config: RayConfig
 ) -> tuple[pa.Table, StageLedger]:
@@ -72,17 +95,11 @@ def deduplicate(
     texts = unique.column("text").to_pylist()
     unique_ids = unique.column("id").to_pylist()
     unique_locations = _locations(unique)
-    chunks = [
-        texts[start : start + config.docs_per_task] for start in range(0, len(texts), config.docs_per_task)
-    ]
-    signed = parallel_map(_sign, [_SignTask(chunk, config.minhash) for chunk in chunks], ray_config)
-    sigs = np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
-    candidates = candidate_pairs(sigs, config.bands, config.rows)
-    verified = _verify(candidates, texts, config)
     dates = unique.column("publish_date").to_pylist()
-    duplicates = resolve_clusters(
-        len(texts), verified, [(dates[i], unique_ids[i]) for i in range(len(texts))]
+    found = find_near_duplicates(
+        texts, [(dates[i], unique_ids[i]) for i in range(len(texts))], config, ray_config
     )
+    duplicates = found.duplicates
     drop = np.zeros(len(texts), dtype=bool)
     for duplicate in duplicates:
         drop[duplicate.index] = True
@@ -97,9 +114,9 @@ def deduplicate(
     ledger.items_out = kept.num_rows
     ledger.extra.update(
         {
-            "candidate_pairs": len(candidates),
-            "verified_pairs": len(verified),
-            "rejected_candidate_pairs": len(candidates) - len(verified),
+            "candidate_pairs": found.candidate_pairs,
+            "verified_pairs": found.verified_pairs,
+            "rejected_candidate_pairs": found.candidate_pairs - found.verified_pairs,
             # Share of in-scope articles removed as exact or near duplicates.
             "dedup_rate": round(1 - kept.num_rows / articles.num_rows, 4) if articles.num_rows else 0.0,
         }

@@ -82,7 +82,8 @@ def _multiline(text: str) -> str:
     return "\n".join(collapse(line) for line in text.splitlines() if line.strip())
 
 
-def normalise_answer_type(value: str) -> str:
+def parse_answer_type(value: str) -> str:
+    """The parser's format check ("kind (detail)", lower-cased); classification happens in a later stage."""
     match = _ANSWER_TYPE.match(collapse(value))
     if not match:
         raise ParseError(
@@ -102,7 +103,7 @@ def parse_questions(text: str, variables: Mapping[str, str]) -> list[GeneratedQu
     for number, block in enumerate(blocks[:limit], start=1):
         try:
             values = {name: one_tag(block, name) for name in QUESTION_FIELDS}
-            values["answer_type"] = normalise_answer_type(values["answer_type"])
+            values["answer_type"] = parse_answer_type(values["answer_type"])
             for name in ("question_start_date", "resolution_date"):
                 values[name] = iso_date_or_unknown(values[name], name)
         except ParseError as error:

@@ -1,0 +1,1 @@
+"""OpenForesight-style free-form forecasting questions from news articles."""

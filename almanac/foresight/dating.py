@@ -1,0 +1,108 @@
+"""Date checks: real start and resolution dates, clamped to the article; optional FutureSim date repair."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from almanac.core.months import month_start
+from almanac.core.rejects import StageLedger
+from almanac.foresight.dates import DatesOutcome, apply_date_repair, resolve_dates
+from almanac.foresight.records import as_generated, questions_table
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import LLMConfig
+from almanac.llm.inputs import date_repair_item
+from almanac.llm.outputs import DateRepair
+from almanac.llm.tasks import run_task
+
+STAGE = "foresight_dates"
+
+
+@dataclass(frozen=True)
+class DatesConfig:
+    # Ask a role for the earliest date the answer could be inferred, and drop questions whose answer
+    # was knowable before their month (FutureSim's repair); off by default, it costs one call each.
+    date_repair: bool = False
+    role: str = "editor"
+    max_article_chars: int = 12000
+
+
+def check_dates(
+    questions: pa.Table,
+    articles: dict[str, dict[str, Any]],
+    month: str,
+    config: DatesConfig,
+    llm: LLMConfig,
+    cache: LLMCache,
+) -> tuple[pa.Table, StageLedger]:
+    ledger = StageLedger(STAGE, items_in=questions.num_rows)
+    rows = questions.to_pylist()
+    outcomes: list[DatesOutcome | None] = [
+        resolve_dates(
+            row["question_start_date_text"],
+            row["resolution_date_text"],
+            row["article_publish_date"].date(),
+        )
+        for row in rows
+    ]
+    if config.date_repair:
+        outcomes = _repair(rows, outcomes, articles, month, config, llm, cache, ledger)
+    kept = []
+    for row, outcome in zip(rows, outcomes, strict=True):
+        if outcome is None:  # the repair call itself failed: already a reject row
+            continue
+        if outcome.reason is not None:
+            ledger.reject(row["question_id"], outcome.reason, outcome.detail, f"article:{row['article_id']}")
+            continue
+        kept.append(
+            {
+                **row,
+                "question_start_date": outcome.start,
+                "resolution_date": outcome.resolution,
+                "resolution_date_clamped": outcome.clamped,
+            }
+        )
+    ledger.items_out = len(kept)
+    ledger.extra["resolution_dates_clamped"] = sum(1 for row in kept if row["resolution_date_clamped"])
+    return questions_table(kept), ledger
+
+
+def _repair(
+    rows: list[dict[str, Any]],
+    outcomes: list[DatesOutcome | None],
+    articles: dict[str, dict[str, Any]],
+    month: str,
+    config: DatesConfig,
+    llm: LLMConfig,
+    cache: LLMCache,
+    ledger: StageLedger,
+) -> list[DatesOutcome | None]:
+    """Repair only questions that passed the plain checks (no call is spent on a rejected one)."""
+    todo = [index for index, outcome in enumerate(outcomes) if outcome is not None and outcome.reason is None]
+    items = [
+        date_repair_item(
+            rows[index]["question_id"],
+            as_generated(rows[index]),
+            articles[rows[index]["article_id"]]["text"],
+            rows[index]["article_publish_date"],
+            config.max_article_chars,
+        )
+        for index in todo
+    ]
+    results = run_task(llm.role(config.role), "date_repair", items, cache, ledger, llm.prompts_dir)
+    repaired: list[DatesOutcome | None] = list(outcomes)
+    first_day = month_start(month).date()
+    for index, result in zip(todo, results, strict=True):
+        if not result.ok:
+            result.reject_into(ledger, f"article:{rows[index]['article_id']}")
+            repaired[index] = None
+            continue
+        value = result.value
+        assert isinstance(value, DateRepair)
+        outcome = outcomes[index]
+        assert outcome is not None
+        repaired[index] = apply_date_repair(outcome, value.earliest_date, first_day)
+    ledger.extra["date_repair_calls"] = len(items)
+    return repaired

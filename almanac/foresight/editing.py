@@ -1,0 +1,71 @@
+"""Leakage fixing: the editor role rewrites revealing spans, then a deterministic re-scan decides.
+
+The LLM pass may only change the background and the resolution criteria (the task's output has no
+other fields, so the title, answer and dates cannot change). Whatever it misses, the string re-scan
+catches: a question whose text still contains the answer (exactly, folded, as an alias or fuzzily)
+is dropped, with the kind of match as the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from almanac.core.rejects import StageLedger
+from almanac.foresight.answer_types import declared_answer_class
+from almanac.foresight.leakage_scan import LeakageScanConfig, find_leak
+from almanac.foresight.records import as_generated, questions_table
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import LLMConfig
+from almanac.llm.inputs import leakage_item
+from almanac.llm.outputs import LeakageEdit
+from almanac.llm.tasks import run_task
+
+STAGE = "foresight_leakage"
+
+
+@dataclass(frozen=True)
+class LeakageConfig:
+    role: str = "editor"
+    scan: LeakageScanConfig = field(default_factory=LeakageScanConfig)
+
+
+def fix_leakage(
+    questions: pa.Table, config: LeakageConfig, llm: LLMConfig, cache: LLMCache
+) -> tuple[pa.Table, StageLedger]:
+    ledger = StageLedger(STAGE, items_in=questions.num_rows)
+    rows = questions.to_pylist()
+    items = [leakage_item(row["question_id"], as_generated(row)) for row in rows]
+    results = run_task(llm.role(config.role), "leakage", items, cache, ledger, llm.prompts_dir)
+    kept = []
+    edited = 0
+    for row, result in zip(rows, results, strict=True):
+        source = f"article:{row['article_id']}"
+        if not result.ok:
+            result.reject_into(ledger, source)
+            continue
+        edit = result.value
+        assert isinstance(edit, LeakageEdit)
+        if edit.leak_found:
+            edited += 1
+            row = {
+                **row,
+                "background": edit.background,
+                "resolution_criteria": edit.resolution_criteria,
+                "leakage_edited": True,
+            }
+        else:
+            row = {**row, "leakage_edited": False}
+        texts = {name: row[name] for name in config.scan.fields}
+        # The declared type is enough to pick aliases (surname, acronym); classification comes later.
+        answer_class = declared_answer_class(row["answer"], row["answer_type"])
+        hit = find_leak(row["answer"], texts, answer_class, config.scan)
+        if hit is not None:
+            detail = f"{hit.field} still contains {hit.matched!r} for answer {row['answer']!r}"
+            ledger.reject(row["question_id"], f"answer_leak_{hit.kind}", detail, source)
+            continue
+        kept.append(row)
+    ledger.items_out = len(kept)
+    ledger.extra["edited_by_llm"] = edited
+    return questions_table(kept), ledger

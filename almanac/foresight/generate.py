@@ -1,0 +1,65 @@
+"""Question generation: each article -> up to N candidate forecasting questions (generator role)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from almanac.core.rejects import StageLedger
+from almanac.foresight.records import question_row, questions_table
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import LLMConfig
+from almanac.llm.inputs import qgen_item
+from almanac.llm.tasks import run_task
+
+STAGE = "foresight_qgen"
+
+
+@dataclass(frozen=True)
+class QgenConfig:
+    questions_per_article: int = 3  # OpenForesight asked for three diverse questions per article
+    max_article_chars: int = 12000  # long articles are cut (at a word) to bound prompt cost
+    role: str = "generator"
+
+
+def generate_questions(
+    articles: pa.Table, config: QgenConfig, llm: LLMConfig, cache: LLMCache
+) -> tuple[pa.Table, StageLedger]:
+    """Items are articles: one that yields no usable question is a reject row, with the reason."""
+    ledger = StageLedger(STAGE, items_in=articles.num_rows)
+    rows = articles.to_pylist()
+    items = [
+        qgen_item(
+            row["id"],
+            row["title"],
+            row["text"],
+            row["publish_date"],
+            row["source_domain"],
+            config.questions_per_article,
+            config.max_article_chars,
+        )
+        for row in rows
+    ]
+    results = run_task(llm.role(config.role), "qgen", items, cache, ledger, llm.prompts_dir)
+    questions: list[dict[str, Any]] = []
+    over_limit = 0
+    for article, result in zip(rows, results, strict=True):
+        source = f"article:{article['id']}"
+        if not result.ok:
+            result.reject_into(ledger, source)
+            continue
+        generated = result.value or []
+        over_limit += max(0, len(generated) - config.questions_per_article)
+        kept: dict[str, dict[str, Any]] = {}
+        for index, question in enumerate(generated[: config.questions_per_article]):
+            row = question_row(article, index, question, result)
+            kept.setdefault(row["question_id"], row)  # the same title+answer twice counts once
+        if not kept:
+            ledger.reject(article["id"], "no_question", "the generator found no forecastable event", source)
+            continue
+        ledger.items_out += 1
+        questions.extend(kept.values())
+    ledger.extra.update({"candidates": len(questions), "candidates_over_limit": over_limit})
+    return questions_table(questions), ledger

@@ -1,0 +1,124 @@
+"""Validation of each candidate and best-of-article selection, by the validator role.
+
+The validator must be a different model from the generator (a model grading its own questions is
+lenient); the LLM layer warns when the configuration makes them the same.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from almanac.core.rejects import StageLedger
+from almanac.foresight.records import as_generated, questions_table
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import LLMConfig
+from almanac.llm.inputs import select_best_item, validate_item
+from almanac.llm.outputs import BestChoice, ValidationVerdict
+from almanac.llm.tasks import run_task
+
+VALIDATE_STAGE = "foresight_validate"
+SELECT_STAGE = "foresight_select"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    max_article_chars: int = 12000
+    role: str = "validator"
+
+
+def validate_questions(
+    questions: pa.Table,
+    articles: dict[str, dict[str, Any]],
+    config: JudgeConfig,
+    llm: LLMConfig,
+    cache: LLMCache,
+) -> tuple[pa.Table, StageLedger]:
+    """Keep candidates the validator accepts; a rejected one is filed under its first failed criterion."""
+    ledger = StageLedger(VALIDATE_STAGE, items_in=questions.num_rows)
+    rows = questions.to_pylist()
+    items = []
+    for row in rows:
+        article = articles[row["article_id"]]
+        items.append(
+            validate_item(
+                row["question_id"],
+                as_generated(row),
+                article["title"],
+                article["text"],
+                article["publish_date"],
+                config.max_article_chars,
+            )
+        )
+    results = run_task(llm.role(config.role), "validate", items, cache, ledger, llm.prompts_dir)
+    kept = []
+    for row, result in zip(rows, results, strict=True):
+        source = f"article:{row['article_id']}"
+        if not result.ok:
+            result.reject_into(ledger, source)
+            continue
+        verdict = result.value
+        assert isinstance(verdict, ValidationVerdict)
+        if not verdict.valid:
+            criteria = ", ".join(verdict.failed_criteria)
+            reason = f"invalid_{verdict.failed_criteria[0]}" if verdict.failed_criteria else "invalid"
+            ledger.reject(row["question_id"], reason, f"failed: {criteria}; {verdict.reasons}"[:2000], source)
+            continue
+        kept.append({**row, "validator_model": result.model})
+        ledger.items_out += 1
+    return questions_table(kept), ledger
+
+
+def select_best(
+    questions: pa.Table,
+    articles: dict[str, dict[str, Any]],
+    config: JudgeConfig,
+    llm: LLMConfig,
+    cache: LLMCache,
+) -> tuple[pa.Table, StageLedger]:
+    """One question per article: a lone valid one is kept as is, several go to the validator to choose."""
+    ledger = StageLedger(SELECT_STAGE, items_in=questions.num_rows)
+    by_article: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in questions.to_pylist():
+        by_article[row["article_id"]].append(row)
+    kept = [group[0] for group in by_article.values() if len(group) == 1]
+    contested = {article_id: group for article_id, group in by_article.items() if len(group) > 1}
+    items = [
+        select_best_item(
+            article_id,
+            [as_generated(row) for row in group],
+            articles[article_id]["title"],
+            articles[article_id]["text"],
+            articles[article_id]["publish_date"],
+            config.max_article_chars,
+        )
+        for article_id, group in contested.items()
+    ]
+    results = run_task(llm.role(config.role), "select_best", items, cache, ledger, llm.prompts_dir)
+    for (article_id, group), result in zip(contested.items(), results, strict=True):
+        source = f"article:{article_id}"
+        if not result.ok:
+            for row in group:
+                ledger.reject(row["question_id"], result.error, result.detail, source)
+            continue
+        choice = result.value
+        assert isinstance(choice, BestChoice)
+        if choice.index is None or not 0 <= choice.index < len(group):
+            for row in group:
+                ledger.reject(row["question_id"], "no_good_question", choice.reasons[:2000], source)
+            continue
+        best = group[choice.index]
+        kept.append(best)
+        for row in group:
+            if row is not best:
+                ledger.reject(
+                    row["question_id"], "not_selected", choice.reasons[:2000], source, best["question_id"]
+                )
+    ledger.items_out = len(kept)
+    ledger.extra.update(
+        {"articles_single_valid": len(by_article) - len(contested), "articles_contested": len(contested)}
+    )
+    return questions_table(kept), ledger

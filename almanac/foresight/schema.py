@@ -1,0 +1,65 @@
+"""The question record that flows through every OpenForesight stage, and the released subset.
+
+Each stage reads and writes ``QUESTION_SCHEMA``, filling the columns it owns (nullable until then),
+so that any intermediate file can be inspected with the same tools as the final splits.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from almanac.core.schemas import TIMESTAMP
+
+QUESTION_SCHEMA = pa.schema(
+    [
+        # identity and provenance (qgen)
+        pa.field("question_id", pa.string(), nullable=False),  # content_id(article_id, title, answer)
+        pa.field("article_id", pa.string(), nullable=False),
+        pa.field("month", pa.string(), nullable=False),  # the article's publish month (the partition)
+        pa.field("url", pa.string(), nullable=False),
+        pa.field("article_title", pa.string()),
+        pa.field("article_publish_date", TIMESTAMP, nullable=False),
+        pa.field("news_source", pa.string(), nullable=False),
+        pa.field("candidate_index", pa.int16(), nullable=False),  # position in the generator's answer
+        # the question (qgen; background and resolution_criteria may be rewritten by leakage)
+        pa.field("question_title", pa.string(), nullable=False),
+        pa.field("background", pa.string(), nullable=False),
+        pa.field("resolution_criteria", pa.string(), nullable=False),
+        pa.field("answer", pa.string(), nullable=False),
+        pa.field("answer_type", pa.string(), nullable=False),  # "string (name)" style, normalised later
+        pa.field("question_start_date_text", pa.string(), nullable=False),  # as generated
+        pa.field("resolution_date_text", pa.string(), nullable=False),
+        pa.field("generator_model", pa.string(), nullable=False),
+        pa.field("generator_prompt", pa.string(), nullable=False),  # "<version>:<content hash>"
+        # later stages
+        pa.field("validator_model", pa.string()),
+        pa.field("leakage_edited", pa.bool_()),  # the editor rewrote background / criteria
+        pa.field("answer_class", pa.string()),  # answer_type stage: name, location, organization, ...
+        pa.field("question_start_date", pa.date32()),  # dates stage
+        pa.field("resolution_date", pa.date32()),
+        pa.field("resolution_date_clamped", pa.bool_()),
+        pa.field("cross_question_leak", pa.bool_()),  # split stage: the answer appears in another question
+        pa.field("split", pa.string()),  # split stage: train / validation / test
+    ]
+)
+
+# What a published split holds, in this order (compatible with OpenForesight's released fields).
+RELEASED_COLUMNS = (
+    "question_id",
+    "question_title",
+    "background",
+    "resolution_criteria",
+    "answer",
+    "answer_type",
+    "answer_class",
+    "question_start_date",
+    "resolution_date",
+    "url",
+    "article_title",
+    "article_publish_date",
+    "news_source",
+    "split",
+    "cross_question_leak",
+    "generator_model",
+    "validator_model",
+)

@@ -1,0 +1,35 @@
+"""DVC stage ``foresight_dates@<month>``: parse, check and clamp dates (optionally repair them)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from almanac.core.io import read_parquet
+from almanac.core.layout import articles_dir
+from almanac.core.params import parse_section
+from almanac.core.schemas import ARTICLE_SCHEMA
+from almanac.core.stage import parse_stage_args
+from almanac.foresight.dating import STAGE, DatesConfig, check_dates
+from almanac.foresight.records import article_index
+from almanac.foresight.stage_io import read_questions, write_month
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import parse_llm_config
+
+
+def main() -> int:
+    started = time.perf_counter()
+    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
+    config = parse_section(DatesConfig, params.get("foresight") or {}, "dates")
+    llm = parse_llm_config(params)
+    articles = article_index(read_parquet(articles_dir() / f"{args.month}.parquet", ARTICLE_SCHEMA))
+    with LLMCache(llm.cache_path) as cache:
+        questions, ledger = check_dates(
+            read_questions("answer_type", args.month), articles, args.month, config, llm, cache
+        )
+    write_month(questions, ledger, "dates", args.month, started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

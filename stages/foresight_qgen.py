@@ -1,0 +1,32 @@
+"""DVC stage ``foresight_qgen@<month>``: deduplicated articles -> candidate questions (generator role)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from almanac.core.io import read_parquet
+from almanac.core.layout import articles_dir
+from almanac.core.params import parse_section
+from almanac.core.schemas import ARTICLE_SCHEMA
+from almanac.core.stage import parse_stage_args
+from almanac.foresight.generate import STAGE, QgenConfig, generate_questions
+from almanac.foresight.stage_io import write_month
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import parse_llm_config
+
+
+def main() -> int:
+    started = time.perf_counter()
+    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
+    config = parse_section(QgenConfig, params.get("foresight") or {}, "qgen")
+    llm = parse_llm_config(params)
+    articles = read_parquet(articles_dir() / f"{args.month}.parquet", ARTICLE_SCHEMA)
+    with LLMCache(llm.cache_path) as cache:
+        questions, ledger = generate_questions(articles, config, llm, cache)
+    write_month(questions, ledger, "qgen", args.month, started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,351 @@
+"""The deterministic rules of the OpenForesight pipeline: leakage re-scan, answer types, dates."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+from spacy.language import Language
+
+from almanac.foresight.answer_types import (
+    COUNTRIES,
+    AnswerTypeConfig,
+    classify_answer,
+    declared_answer_class,
+    load_nlp,
+    normalise_answer_type,
+)
+from almanac.foresight.dates import (
+    DatesOutcome,
+    apply_date_repair,
+    parse_question_date,
+    resolve_dates,
+)
+from almanac.foresight.leakage_scan import LeakageScanConfig, LeakHit, answer_aliases, find_leak
+from almanac.foresight.text import fold
+
+SCAN = LeakageScanConfig()
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Language:
+    return load_nlp(AnswerTypeConfig().spacy_model)
+
+
+# ---------------------------------------------------------------- leakage re-scan: aliases
+
+
+@pytest.mark.parametrize(
+    ("answer", "answer_class", "expected"),
+    [
+        ("Halima Okonjo", "name", ["Okonjo"]),
+        ("Ludwig van Beethoven", "name", ["van Beethoven", "Beethoven"]),
+        ("Ursula von der Leyen", "name", ["von der Leyen", "Leyen"]),
+        ("Martin Luther King Jr.", "name", ["King"]),
+        ("Li Na", "name", []),  # "Na" is shorter than min_alias_chars
+        ("Madonna", "name", []),  # a single name has no shorter form
+        ("Environment Protection Agency", "organization", ["EPA"]),
+        ("Bank of England", "organization", ["BE"]),  # "of" gives no letter
+        ("The Rolling Stones", None, ["Rolling Stones", "RS"]),
+        ("Environment Protection Agency (EPA)", "organization", ["Environment Protection Agency", "EPA"]),
+        ("Halima Okonjo", "organization", ["HO"]),  # no surname unless the answer is a person
+        ("Environment Protection Agency", "name", ["Agency"]),  # no acronym for a person's name
+    ],
+)
+def test_answer_aliases(answer: str, answer_class: str | None, expected: list[str]) -> None:
+    assert answer_aliases(answer, answer_class) == expected
+
+
+def test_aliases_never_repeat_the_answer() -> None:
+    assert answer_aliases("The Hague", "location", min_chars=4) == ["Hague"]
+    assert answer_aliases("Hague", "location") == []
+    assert answer_aliases("Jo Li", "name", min_chars=2) == ["Li"]
+
+
+# ---------------------------------------------------------------- leakage re-scan: find_leak
+
+
+def test_exact_hit_names_field_and_kind() -> None:
+    texts = {"question_title": "Who will lead?", "background": "Mr Halima Okonjo spoke."}
+    assert find_leak("Halima Okonjo", texts, "name", SCAN) == LeakHit("exact", "background", "Halima Okonjo")
+
+
+def test_exact_is_word_bounded_and_folded_too() -> None:
+    # "Paris" inside "Parisian" is neither an exact nor a folded hit, and not fuzzy either.
+    assert find_leak("Paris", {"background": "A Parisian cafe reopened."}, "location", SCAN) is None
+    assert find_leak("Paris", {"background": "Talks in Paris, France."}, "location", SCAN) is not None
+
+
+def test_folded_hit_on_case_and_diacritics() -> None:
+    hit = find_leak("Antonín Dvořák", {"background": "a concert of antonin dvorak works"}, None, SCAN)
+    assert hit == LeakHit("folded", "background", "antonin dvorak")
+
+
+def test_surname_alias_hit() -> None:
+    texts = {"background": "Okonjo's government fell in March."}
+    assert find_leak("Halima Okonjo", texts, "name", SCAN) == LeakHit("alias", "background", "Okonjo")
+    # Without aliases the surname alone is not found by any other kind.
+    assert find_leak("Halima Okonjo", texts, "name", LeakageScanConfig(check_aliases=False)) is None
+
+
+def test_acronym_alias_is_case_sensitive() -> None:
+    answer = "Environment Protection Agency"
+    criteria = {"resolution_criteria": "Resolves per the EPA's announcement."}
+    assert find_leak(answer, criteria, "organization", SCAN) == LeakHit("alias", "resolution_criteria", "EPA")
+    dotted = {"resolution_criteria": "Resolves per the E.P.A. announcement."}
+    assert find_leak(answer, dotted, "organization", SCAN) is not None
+    lower = {"background": "Who will the epa staff union back?"}
+    assert find_leak(answer, lower, "organization", SCAN) is None
+    who = {"question_title": "Who will declare the pandemic over by June 2025?"}
+    assert find_leak("World Health Organization", who, "organization", SCAN) is None
+
+
+def test_fuzzy_hits_typo_and_glued_possessive() -> None:
+    typo = {"background": "Observers expect Halima Okonjos to win."}
+    assert find_leak("Halima Okonjo", typo, None, SCAN) == LeakHit("fuzzy", "background", "halima okonjos")
+    reordered = {"background": "Listed as Okonjo, Halima on the ballot."}
+    assert find_leak("Halima Okonjo", reordered, None, SCAN) is not None
+    # A two-word answer "Okonjo's" folds to "okonjo s"; the text's "Okonjos" is one word.
+    assert find_leak("Okonjo's", {"background": "Okonjos rivals met."}, None, SCAN) is not None
+
+
+def test_fuzzy_misses_a_different_name_of_similar_length() -> None:
+    texts = {"background": "Rival Halima Okafor and Hakim Okonji campaigned."}
+    assert find_leak("Halima Okonjo", texts, None, SCAN) is None
+
+
+def test_fuzzy_narrow_window_does_not_fire_on_a_shared_word() -> None:
+    # token-set similarity of "new york" and "new" is 100; narrow windows must not use it.
+    assert find_leak("New York", {"background": "A new plan was announced."}, "location", SCAN) is None
+
+
+def test_fuzzy_threshold_and_disable() -> None:
+    texts = {"background": "Observers expect Halima Okonjos to win."}
+    assert find_leak("Halima Okonjo", texts, None, LeakageScanConfig(fuzzy_threshold=101)) is None
+    near = {"background": "Observers expect Halima Okonji to win."}  # ratio about 92
+    assert find_leak("Halima Okonjo", near, None, SCAN) is not None
+    assert find_leak("Halima Okonjo", near, None, LeakageScanConfig(fuzzy_threshold=95)) is None
+
+
+def test_kind_order_and_configured_fields() -> None:
+    texts = {"question_title": "Will Okonjo win?", "background": "HALIMA OKONJO leads."}
+    # folded (background) is tried before alias (title), whatever the field order.
+    assert find_leak("Halima Okonjo", texts, "name", SCAN) == LeakHit("folded", "background", "halima okonjo")
+    only_title = LeakageScanConfig(fields=("question_title",))
+    assert find_leak("Halima Okonjo", texts, "name", only_title) == LeakHit(
+        "alias", "question_title", "Okonjo"
+    )
+    assert find_leak("Halima Okonjo", {"article_body": "Halima Okonjo"}, "name", SCAN) is None
+
+
+# ---------------------------------------------------------------- answer types
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("String (Name)", "string (name)"),
+        ("String(Name)", "string (name)"),
+        ("name", "string (name)"),
+        ("Name(s)", "string (name)"),
+        ("Person name", "string (name)"),
+        ("string - organisation", "string (organization)"),
+        ("String (Organization)", "string (organization)"),
+        ("string: Company", "string (organization)"),
+        ("String (Colour)", "string (color)"),
+        ("Team Name", "string (team name)"),
+        ("String/Location", "string (location)"),
+        ("Number", "numeric"),
+        ("int", "numeric (integer)"),
+        ("numeric (Whole Number)", "numeric (integer)"),
+        ("numeric (%)", "numeric (percentage)"),
+        ("string (any)", "string"),
+        ("entity", "string"),
+        ("", "string"),
+        ("something odd", "string"),
+        ("string (species)", "string (species)"),
+    ],
+)
+def test_normalise_answer_type(raw: str, expected: str) -> None:
+    assert normalise_answer_type(raw) == expected
+
+
+def test_country_set_covers_members_and_short_forms() -> None:
+    for name in ("Kenya", "Côte d'Ivoire", "South Korea", "US", "U.S.", "UK", "Eswatini", "Tuvalu"):
+        assert fold(name) in COUNTRIES, name
+    assert len(COUNTRIES) > 193
+    assert fold("Nairobi") not in COUNTRIES
+
+
+@pytest.mark.parametrize(
+    ("answer", "answer_type", "expected"),
+    [
+        ("Halima Okonjo", "String (Name)", "name"),
+        ("Lyon", "string (location)", "location"),
+        ("France", "string (location)", "country"),
+        ("Juventus", "string (team name)", "team"),
+        ("Crimson", "string (colour)", "color"),
+        ("Dune", "string (title)", "title"),
+        ("May 2025", "string (date)", "month"),
+        ("May 4, 2025", "string (date)", "date"),
+        ("12", "numeric (integer)", "numeric"),
+        ("10 to 20", "numeric", "range"),
+    ],
+)
+def test_explicit_type_wins_without_ner(answer: str, answer_type: str, expected: str) -> None:
+    class NoModel:  # the explicit path must not need spaCy at all
+        def __call__(self, text: str) -> None:
+            raise AssertionError("spaCy called for an explicit type")
+
+    assert classify_answer(answer, answer_type, "", NoModel()) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "expected"),
+    [
+        ("Emmanuel Macron", "French President Emmanuel Macron said he would attend.", "name"),
+        ("Halima Okonjo", "Officials met. The party chose Halima Okonjo as its leader.", "name"),
+        ("Kenya", "The talks were held in Kenya last week.", "country"),
+        ("Nairobi", "The talks were held in Nairobi last week.", "location"),
+        ("Mount Everest", "Climbers reached Mount Everest.", "location"),
+        ("the Eiffel Tower", "Crowds gathered at the Eiffel Tower on Sunday.", "location"),
+        ("Goldman Sachs", "Analysts at Goldman Sachs raised their forecast.", "organization"),
+        ("Democrats", "The Democrats won the vote.", "other"),
+        ("July 4", "The parade is on July 4.", "date"),
+        ("$5 million", "The fine was $5 million.", "numeric"),
+        ("three percent", "Inflation rose three percent.", "numeric"),
+        ("Brussels", "", "location"),  # no context: the answer alone
+        ("Germany", "", "country"),
+    ],
+)
+def test_vague_type_classified_by_entities(nlp: Language, answer: str, context: str, expected: str) -> None:
+    assert classify_answer(answer, "string", context, nlp) == expected
+
+
+def test_vague_type_reads_the_answer_in_its_context(nlp: Language) -> None:
+    # Alone, the surname is no person to the small model; inside the full name it is.
+    context = "Born in Kentucky. President Abraham Lincoln was born in 1809."
+    assert classify_answer("Lincoln", "string (any)", context, nlp) == "name"
+
+
+def test_vague_type_shapes_before_entities(nlp: Language) -> None:
+    assert classify_answer("42", "string", "", nlp) == "numeric"
+    assert classify_answer("10-20", "entity", "", nlp) == "range"
+    assert classify_answer("10\u201320", "entity", "", nlp) == "range"  # en dash
+    assert classify_answer("between 3 and 5", "text", "", nlp) == "range"
+    assert classify_answer("May", "string (other)", "The vote happened in May.", nlp) == "month"
+    assert classify_answer("Okonjo", "string", "", nlp) == "other"
+
+
+def test_declared_answer_class_for_leakage_hints() -> None:
+    # "team name" and "brand name" contain "name" but are not people: no surname alias for them.
+    assert declared_answer_class("Manchester United", "String (Team Name)") == "team"
+    assert declared_answer_class("Air Jordan", "string (brand name)") == "brand"
+    assert declared_answer_class("Halima Okonjo", "Person name") == "name"
+    assert declared_answer_class("Halima Okonjo", "string (any)") is None
+    assert declared_answer_class("Kenya", "string (species)") is None
+
+
+def test_answer_type_config_rejects_unknown_class() -> None:
+    with pytest.raises(ValueError, match="numbers"):
+        AnswerTypeConfig(allowed_classes=("name", "numbers"))
+    assert "numeric" not in AnswerTypeConfig().allowed_classes
+
+
+def test_load_nlp_is_cached(nlp: Language) -> None:
+    assert load_nlp(AnswerTypeConfig().spacy_model) is nlp
+
+
+# ---------------------------------------------------------------- dates
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2025-05-12", date(2025, 5, 12)),
+        ("2025-05-12T10:00:00Z", date(2025, 5, 12)),
+        ("2025-05-12T23:30:00-05:00", date(2025, 5, 12)),  # the date as written
+        ("May 12, 2025", date(2025, 5, 12)),
+        ("May 12 2025", date(2025, 5, 12)),
+        ("12 May 2025", date(2025, 5, 12)),
+        ("Monday, May 12th, 2025", date(2025, 5, 12)),
+        ("12th of May, 2025", date(2025, 5, 12)),
+        ("Sept. 3, 2025", date(2025, 9, 3)),
+        ("by June 30, 2025", date(2025, 6, 30)),
+        ("May 2025", None),
+        ("unknown", None),
+        ("", None),
+        ("05/06/2025", None),
+        ("2025/05/12", None),
+        ("2025-02-30", None),
+        ("Smarch 3, 2025", None),
+        ("sometime after May 12, 2025", None),
+    ],
+)
+def test_parse_question_date(text: str, expected: date | None) -> None:
+    assert parse_question_date(text) == expected
+
+
+PUBLISHED = date(2025, 5, 20)
+
+
+def test_resolve_dates_keeps_a_good_question() -> None:
+    outcome = resolve_dates("2025-05-01", "May 15, 2025", PUBLISHED)
+    assert outcome == DatesOutcome(date(2025, 5, 1), date(2025, 5, 15), False, None, "")
+
+
+def test_resolution_after_article_is_clamped() -> None:
+    outcome = resolve_dates("2025-05-01", "2025-06-30", PUBLISHED)
+    assert (outcome.resolution, outcome.clamped, outcome.reason) == (PUBLISHED, True, None)
+    # A datetime publish stamp is reduced to its day.
+    stamped = resolve_dates("2025-05-01", "2025-06-30", datetime(2025, 5, 20, 18, 30))
+    assert stamped.resolution == PUBLISHED
+
+
+@pytest.mark.parametrize(
+    ("start", "resolution", "reason"),
+    [
+        ("unknown", "2025-05-15", "unknown_start_date"),
+        ("May 2025", "2025-05-15", "unknown_start_date"),
+        ("2025-05-01", "soon", "unknown_resolution_date"),
+        ("2025-05-20", "2025-06-30", "start_not_before_article"),
+        ("2025-05-25", "2025-06-30", "start_not_before_article"),
+        ("2025-05-10", "2025-05-10", "start_not_before_resolution"),
+        ("2025-05-10", "2025-05-02", "start_not_before_resolution"),
+    ],
+)
+def test_resolve_dates_reject_reasons(start: str, resolution: str, reason: str) -> None:
+    assert resolve_dates(start, resolution, PUBLISHED).reason == reason
+
+
+def test_start_checked_against_clamped_resolution() -> None:
+    # Resolution 2025-07-01 would be after the start, but clamping to 2025-05-20 is not.
+    early = resolve_dates("2025-05-19", "2025-07-01", PUBLISHED)
+    assert early.reason is None and early.resolution == PUBLISHED
+
+
+MONTH_START = date(2025, 5, 1)
+
+
+def test_date_repair_moves_resolution_earlier_only() -> None:
+    kept = resolve_dates("2025-05-03", "2025-05-15", PUBLISHED)
+    repaired = apply_date_repair(kept, "May 9, 2025", MONTH_START)
+    assert (repaired.resolution, repaired.reason) == (date(2025, 5, 9), None)
+    later = apply_date_repair(kept, "2025-05-18", MONTH_START)
+    assert later.resolution == date(2025, 5, 15)
+    assert apply_date_repair(kept, "unknown", MONTH_START) == kept
+
+
+def test_date_repair_rejects() -> None:
+    kept = resolve_dates("2025-05-03", "2025-05-15", PUBLISHED)
+    assert apply_date_repair(kept, "2025-05-03", MONTH_START).reason == "answer_known_at_start"
+    assert apply_date_repair(kept, "2025-04-28", MONTH_START).reason == "answer_known_at_start"
+    # The question opened in April, but the answer was public before May: it leaks into May.
+    april_start = resolve_dates("2025-04-20", "2025-05-15", PUBLISHED)
+    assert apply_date_repair(april_start, "2025-04-28", MONTH_START).reason == "repaired_before_month"
+    assert apply_date_repair(april_start, "2025-05-02", MONTH_START).reason is None
+
+
+def test_date_repair_leaves_a_rejected_outcome_alone() -> None:
+    rejected = resolve_dates("unknown", "2025-05-15", PUBLISHED)
+    assert apply_date_repair(rejected, "2025-05-02", MONTH_START) == rejected

@@ -1,0 +1,275 @@
+"""The OpenForesight stage logic with a real-looking LLM: the loopback server answers with scripted text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from almanac.core.ids import content_id
+from almanac.core.parallel import RayConfig
+from almanac.foresight.editing import LeakageConfig, fix_leakage
+from almanac.foresight.generate import QgenConfig, generate_questions
+from almanac.foresight.judge import JudgeConfig, select_best, validate_questions
+from almanac.foresight.question_dedup import QuestionDedupConfig, deduplicate_questions
+from almanac.foresight.records import article_index
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import LLMConfig
+from tests.llm.conftest import PROMPTS_DIR, remote_role
+from tests.support.llm_server import LLMTestServer, Reply
+
+ARTICLE_TEXT = (
+    "Brennford was chosen on Tuesday to host the 2027 Northern Games. The Northern Games Federation "
+    "voted 14 to 9 for Brennford over Oldmere at its assembly in Linden Cross, federation president "
+    "Ana Whitlock said. Brennford plans a new stadium by the river."
+)
+
+
+def question_block(title: str, answer: str, background: str = "Cities have bid to host the Games.") -> str:
+    return (
+        f"<question><question_title>{title}</question_title><background>Question start date: 2025-05-01. "
+        f"{background}</background><resolution_criteria>Source of truth: the federation's announcement. "
+        "Resolution date: June 10, 2025. Accepted answer format: a city name.</resolution_criteria>"
+        f"<answer>{answer}</answer><answer_type>String (Location)</answer_type>"
+        "<question_start_date>2025-05-01</question_start_date><resolution_date>2025-06-10</resolution_date></question>"
+    )
+
+
+def article(key: str, day: int = 20) -> dict[str, Any]:
+    text = ARTICLE_TEXT + f" ({key})"
+    return {
+        "id": content_id(key),
+        "url": f"https://news.example/{key}",
+        "source_domain": "news.example",
+        "title": f"Brennford wins ({key})",
+        "text": text,
+        "publish_date": datetime(2025, 5, day, tzinfo=UTC),
+        "publish_month": "2025-05",
+    }
+
+
+@pytest.fixture
+def llm_server() -> Iterator[Callable[[Callable[[str, int], Reply]], tuple[LLMTestServer, LLMConfig]]]:
+    started: list[LLMTestServer] = []
+
+    def start(script: Callable[[str, int], Reply]) -> tuple[LLMTestServer, LLMConfig]:
+        # The script sees the whole conversation, so a repair round still names its article.
+        server = LLMTestServer(
+            lambda body, seen: script("\n".join(m["content"] for m in body["messages"]), seen)
+        ).start()
+        started.append(server)
+        roles = {
+            name: remote_role(server, name=name, model=f"{name}-model")
+            for name in ("generator", "validator", "editor")
+        }
+        return server, LLMConfig(roles=roles, prompts_dir=str(PROMPTS_DIR))
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[LLMCache]:
+    with LLMCache(tmp_path / "llm.sqlite") as opened:
+        yield opened
+
+
+def test_qgen_routes_prose_repairs_malformed_and_no_question(llm_server: Any, cache: LLMCache) -> None:
+    def script(prompt: str, seen: int) -> Reply:
+        if "(prose)" in prompt:
+            return Reply(
+                text="Here are my questions.\n"
+                + question_block(
+                    "Which city will host the 2027 Northern Games by June 10, 2025?", "Brennford"
+                )
+                + "\n"
+                + question_block("Who will lead the federation by June 10, 2025?", "Ana Whitlock")
+            )
+        if "(fixable)" in prompt:  # malformed first (no answer tag), well-formed when asked to repair
+            return (
+                Reply(text="<question><question_title>Which city?</question_title></question>")
+                if "could not be read" not in prompt
+                else Reply(
+                    text=question_block(
+                        "Which city will host the 2027 Northern Games by June 10, 2025?", "Brennford"
+                    )
+                )
+            )
+        if "(broken)" in prompt:
+            return Reply(text="I cannot answer in tags, sorry.")
+        return Reply(text="<no_question>The article reports no forecastable event.</no_question>")
+
+    server, llm = llm_server(script)
+    articles = pa.Table.from_pylist(
+        [article("prose"), article("fixable"), article("broken"), article("none")]
+    )
+    questions, ledger = generate_questions(articles, QgenConfig(questions_per_article=3), llm, cache)
+    ledger.check_balance()
+    assert ledger.items_out == 2 and questions.num_rows == 3
+    assert ledger.rejected_by_reason == {"llm_malformed_output": 1, "no_question": 1}
+    broken = next(r for r in ledger.rejects if r.reason == "llm_malformed_output")
+    assert broken.id == content_id("broken") and "cannot answer in tags" in broken.detail  # raw text kept
+    rows = questions.to_pylist()
+    assert {r["answer"] for r in rows} == {"Brennford", "Ana Whitlock"}
+    assert {r["generator_model"] for r in rows} == {"generator-model"}
+    # The prompt version is recorded per question, including the repair round that rescued one answer.
+    assert {r["generator_prompt"].split(":")[0] for r in rows} == {"1", "1+repair1"}
+    calls = len(server.chat_bodies)
+    generate_questions(articles, QgenConfig(questions_per_article=3), llm, cache)  # a rerun is free
+    assert len(server.chat_bodies) == calls
+
+
+def test_validation_verdict_is_read_from_its_tag_not_the_last_digit(llm_server: Any, cache: LLMCache) -> None:
+    def script(prompt: str, seen: int) -> Reply:
+        if "Who will lead" in prompt:
+            return Reply(
+                text="<reasons>Past event; 3 of 5 criteria hold, score 1</reasons><failed_criteria>forward_looking, single_answer</failed_criteria><verdict>invalid</verdict>"
+            )
+        return Reply(
+            text="<reasons>Fine, 0 issues</reasons><failed_criteria>none</failed_criteria><verdict>valid</verdict>"
+        )
+
+    _, llm = llm_server(script)
+    generator, _ = llm_server(
+        lambda prompt, seen: Reply(
+            text=question_block("Which city will host the 2027 Northern Games by June 10, 2025?", "Brennford")
+            + question_block("Who will lead the federation by June 10, 2025?", "Ana Whitlock")
+        )
+    )
+    source = article("one")
+    candidates, _ = generate_questions(
+        pa.Table.from_pylist([source]),
+        QgenConfig(),
+        LLMConfig(roles={"generator": remote_role(generator)}, prompts_dir=str(PROMPTS_DIR)),
+        cache,
+    )
+    valid, ledger = validate_questions(
+        candidates, article_index(pa.Table.from_pylist([source])), JudgeConfig(), llm, cache
+    )
+    ledger.check_balance()
+    assert valid.column("answer").to_pylist() == ["Brennford"]
+    assert valid.column("validator_model").to_pylist() == ["validator-model"]
+    assert ledger.rejected_by_reason == {"invalid_forward_looking": 1}
+    assert "single_answer" in ledger.rejects[0].detail
+
+
+def test_select_keeps_lone_questions_and_asks_only_for_contested_articles(
+    llm_server: Any, cache: LLMCache
+) -> None:
+    contested, lone, hopeless = article("contested"), article("lone"), article("hopeless")
+
+    def script(prompt: str, seen: int) -> Reply:
+        if "(contested)" in prompt:
+            return Reply(text="<reasons>The second is clearer.</reasons><best>1</best>")
+        return Reply(text="<reasons>Neither is answerable.</reasons><best>none</best>")
+
+    server, llm = llm_server(script)
+    generator, _ = llm_server(
+        lambda prompt, seen: Reply(
+            text=question_block("Which city will host the 2027 Games by June 10, 2025?", "Brennford")
+            + (
+                ""
+                if "(lone)" in prompt
+                else question_block(
+                    "Which body will pick the 2027 host by June 10, 2025?", "Northern Games Federation"
+                )
+            )
+        )
+    )
+    table = pa.Table.from_pylist([contested, lone, hopeless])
+    candidates, _ = generate_questions(
+        table,
+        QgenConfig(),
+        LLMConfig(roles={"generator": remote_role(generator)}, prompts_dir=str(PROMPTS_DIR)),
+        cache,
+    )
+    best, ledger = select_best(candidates, article_index(table), JudgeConfig(), llm, cache)
+    ledger.check_balance()
+    kept = {(row["article_id"], row["answer"]) for row in best.to_pylist()}
+    assert kept == {(contested["id"], "Northern Games Federation"), (lone["id"], "Brennford")}
+    assert ledger.rejected_by_reason == {"no_good_question": 2, "not_selected": 1}
+    assert len(server.chat_bodies) == 2  # the lone article needed no call
+    not_selected = next(r for r in ledger.rejects if r.reason == "not_selected")
+    assert not_selected.related_id == next(
+        row["question_id"] for row in best.to_pylist() if row["article_id"] == contested["id"]
+    )
+
+
+def test_leakage_rewrite_then_rescan_drops_what_the_editor_missed(llm_server: Any, cache: LLMCache) -> None:
+    def script(prompt: str, seen: int) -> Reply:
+        if "Which city" in prompt:  # a good rewrite
+            return Reply(
+                text="<edited><leak_found>yes</leak_found><background>Question start date: 2025-05-01. Several cities have bid.</background><resolution_criteria>Source of truth: the federation's announcement. Accepted answer format: a city name.</resolution_criteria></edited>"
+            )
+        return Reply(text="<edited><leak_found>no</leak_found></edited>")  # misses the alias leak
+
+    _, llm = llm_server(script)
+    generator, _ = llm_server(
+        lambda prompt, seen: Reply(
+            text=question_block(
+                "Which city will host the 2027 Games by June 10, 2025?",
+                "Brennford",
+                "Brennford leads the race.",
+            )
+            if "(city)" in prompt
+            else question_block(
+                "Who will preside over the federation by June 10, 2025?",
+                "Ana Whitlock",
+                "Whitlock is expected to stay on.",
+            ).replace("String (Location)", "String (Name)")
+        )
+    )
+    table = pa.Table.from_pylist([article("city"), article("person")])
+    candidates, _ = generate_questions(
+        table,
+        QgenConfig(),
+        LLMConfig(roles={"generator": remote_role(generator)}, prompts_dir=str(PROMPTS_DIR)),
+        cache,
+    )
+    fixed, ledger = fix_leakage(candidates, LeakageConfig(), llm, cache)
+    ledger.check_balance()
+    (row,) = fixed.to_pylist()
+    assert (
+        row["answer"] == "Brennford"
+        and row["leakage_edited"] is True
+        and "Brennford" not in row["background"]
+    )
+    assert row["question_title"] == "Which city will host the 2027 Games by June 10, 2025?"  # untouched
+    assert ledger.rejected_by_reason == {"answer_leak_alias": 1}  # "Whitlock" = surname of the answer
+
+
+def test_question_dedup_keeps_the_earliest_report_of_one_event() -> None:
+    from almanac.foresight.records import questions_table
+
+    def row(key: str, day: int, title: str, answer: str) -> dict[str, Any]:
+        base = article(key, day)
+        return {
+            "question_id": content_id(key, title, answer), "article_id": base["id"], "month": "2025-05",
+            "url": base["url"], "article_title": base["title"], "article_publish_date": base["publish_date"],
+            "news_source": "news.example", "candidate_index": 0, "question_title": title, "background": "b",
+            "resolution_criteria": "r", "answer": answer, "answer_type": "string (location)",
+            "question_start_date_text": "2025-05-01", "resolution_date_text": "2025-06-10",
+            "generator_model": "g", "generator_prompt": "1:h", "validator_model": None, "leakage_edited": None,
+            "answer_class": None, "question_start_date": None, "resolution_date": None,
+            "resolution_date_clamped": None, "cross_question_leak": None, "split": None,
+        }  # fmt: skip
+
+    title = "Which city will be chosen to host the 2027 Northern Games by June 10, 2025?"
+    table = questions_table([
+        row("late", 22, title, "Brennford"),
+        row("early", 20, title.replace("chosen", "selected"), "Brennford"),
+        row("other", 21, "Who will be appointed chief executive of Vantor Energy by June 30, 2025?", "Rafael Mendonça"),
+    ])  # fmt: skip
+    kept, ledger = deduplicate_questions(table, QuestionDedupConfig(), RayConfig(executor="serial"))
+    ledger.check_balance()
+    assert sorted(r["article_id"] for r in kept.to_pylist()) == sorted(
+        [content_id("early"), content_id("other")]
+    )
+    assert ledger.rejects[0].reason == "near_duplicate_question" and ledger.rejects[
+        0
+    ].related_id == content_id("early", title.replace("chosen", "selected"), "Brennford")
