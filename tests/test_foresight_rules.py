@@ -7,6 +7,7 @@ from datetime import date, datetime
 import pytest
 from spacy.language import Language
 
+from almanac.core.text import fold
 from almanac.foresight.answer_types import (
     COUNTRIES,
     AnswerTypeConfig,
@@ -22,7 +23,6 @@ from almanac.foresight.dates import (
     resolve_dates,
 )
 from almanac.foresight.leakage_scan import LeakageScanConfig, LeakHit, answer_aliases, find_leak
-from almanac.foresight.text import fold
 
 SCAN = LeakageScanConfig()
 

@@ -13,6 +13,7 @@ import pytest
 from almanac.core.io import write_json, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.text import contains_phrase
 from almanac.foresight.funnel import (
     OPENFORESIGHT_FUNNEL,
     FunnelStage,
@@ -24,7 +25,6 @@ from almanac.foresight.funnel import (
 )
 from almanac.foresight.schema import QUESTION_SCHEMA
 from almanac.foresight.split import SplitConfig, assign_splits, cross_question_leaks, guard_train_before_test
-from almanac.foresight.text import contains_phrase
 
 CONFIG = SplitConfig(train_months=("2025-01",), validation_months=("2025-02",), test_months=("2025-03",))
 

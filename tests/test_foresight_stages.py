@@ -273,3 +273,91 @@ def test_question_dedup_keeps_the_earliest_report_of_one_event() -> None:
     assert ledger.rejects[0].reason == "near_duplicate_question" and ledger.rejects[
         0
     ].related_id == content_id("early", title.replace("chosen", "selected"), "Brennford")
+
+
+def _candidate(
+    answer: str, answer_type: str, start: str = "2025-05-01", resolution: str = "2025-06-10"
+) -> dict[str, Any]:
+    from almanac.foresight.records import LATER_COLUMNS
+
+    base = article(answer, day=20)
+    return {
+        "question_id": content_id(answer), "article_id": base["id"], "month": "2025-05", "url": base["url"],
+        "article_title": base["title"], "article_publish_date": base["publish_date"],
+        "news_source": "news.example", "candidate_index": 0,
+        "question_title": "Which city will host the 2027 Games by June 10, 2025?",
+        "background": "Question start date: 2025-05-01.", "resolution_criteria": "Source of truth: the federation.",
+        "answer": answer, "answer_type": answer_type, "question_start_date_text": start,
+        "resolution_date_text": resolution, "generator_model": "g", "generator_prompt": "1:h", **LATER_COLUMNS,
+    }  # fmt: skip
+
+
+def test_dates_clamp_reject_and_repair(llm_server: Any, cache: LLMCache) -> None:
+    from almanac.foresight.dating import DatesConfig, check_dates
+    from almanac.foresight.records import questions_table
+
+    def script(prompt: str, seen: int) -> Reply:
+        if "Knowable" in prompt:  # the answer could be inferred before the month began
+            return Reply(
+                text="<evidence>Announced in April.</evidence><earliest_date>2025-04-15</earliest_date>"
+            )
+        if "Obvious" in prompt:  # ... and even before the question opened
+            return Reply(
+                text="<evidence>Known since March.</evidence><earliest_date>2025-03-01</earliest_date>"
+            )
+        return Reply(text="<evidence>Only on the day.</evidence><earliest_date>2025-05-18</earliest_date>")
+
+    _, llm = llm_server(script)
+    rows = [
+        _candidate("Brennford", "string (location)"),  # resolution 06-10 after the article (05-20): clamped
+        _candidate("Knowable", "string (location)", start="2025-04-01"),
+        _candidate("Obvious", "string (location)"),
+        _candidate("Undated", "string (location)", resolution="sometime in June"),
+        _candidate("Late start", "string (location)", start="2025-05-25"),
+    ]
+    table = questions_table(rows)
+    articles = {row["article_id"]: {"text": ARTICLE_TEXT} for row in rows}
+    plain, ledger = check_dates(table, articles, "2025-05", DatesConfig(), llm, cache)
+    ledger.check_balance()
+    assert ledger.rejected_by_reason == {"start_not_before_article": 1, "unknown_resolution_date": 1}
+    by_answer = {row["answer"]: row for row in plain.to_pylist()}
+    assert (
+        str(by_answer["Brennford"]["resolution_date"]) == "2025-05-20"
+        and by_answer["Brennford"]["resolution_date_clamped"]
+    )
+    repaired, ledger = check_dates(table, articles, "2025-05", DatesConfig(date_repair=True), llm, cache)
+    ledger.check_balance()
+    assert ledger.rejected_by_reason == {
+        "start_not_before_article": 1,
+        "unknown_resolution_date": 1,
+        "repaired_before_month": 1,
+        "answer_known_at_start": 1,
+    }
+    assert ledger.extra["date_repair_calls"] == 3  # only questions that passed the plain checks are asked
+    (kept,) = repaired.to_pylist()
+    assert kept["answer"] == "Brennford" and str(kept["resolution_date"]) == "2025-05-18"
+
+
+def test_answer_type_filter_normalises_keeps_and_drops() -> None:
+    from almanac.foresight.answer_filter import filter_answer_types
+    from almanac.foresight.answer_types import AnswerTypeConfig
+    from almanac.foresight.records import questions_table
+
+    rows = [
+        _candidate("Halima Okonjo", "String(Name)"),
+        _candidate("14", "Numeric (Integer)"),
+        _candidate("Ana Whitlock", "string"),  # vague type: classified from the article by NER
+    ]
+    texts = {row["article_id"]: ARTICLE_TEXT for row in rows}
+    kept, ledger = filter_answer_types(questions_table(rows), texts, AnswerTypeConfig())
+    ledger.check_balance()
+    assert ledger.rejected_by_reason == {"answer_class_numeric": 1}
+    by_answer = {row["answer"]: row for row in kept.to_pylist()}
+    assert (
+        by_answer["Halima Okonjo"]["answer_type"] == "string (name)"
+        and by_answer["Halima Okonjo"]["answer_class"] == "name"
+    )
+    assert (
+        by_answer["Ana Whitlock"]["answer_class"] == "name"
+        and by_answer["Ana Whitlock"]["answer_type"] == "string"
+    )

@@ -93,7 +93,7 @@ def test_dvc_yaml_paths_match_layout() -> None:
 
 
 def test_foresight_splits_are_non_empty_leak_free_and_dated(built: Path) -> None:
-    from almanac.foresight.answer_types import declared_answer_class
+    from almanac.foresight.answer_types import AnswerTypeConfig, declared_answer_class
     from almanac.foresight.leakage_scan import LeakageScanConfig, find_leak
     from almanac.foresight.schema import RELEASED_COLUMNS
 
@@ -114,18 +114,7 @@ def test_foresight_splits_are_non_empty_leak_free_and_dated(built: Path) -> None
             is None
         ), row
         assert row["question_start_date"] < row["resolution_date"] <= row["article_publish_date"].date()
-        assert row["answer_class"] in {
-            "name",
-            "location",
-            "country",
-            "title",
-            "team",
-            "organization",
-            "brand",
-            "currency",
-            "color",
-            "month",
-        }
+        assert row["answer_class"] in AnswerTypeConfig().allowed_classes
     for row in rows:
         assert row["split"] == "test" and row["resolution_date"].isoformat()[:7] == "2025-06"
 

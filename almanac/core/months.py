@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import UTC, date, datetime
+
+# "january" ... "december", locale-independent (calendar.month_name follows the C locale here).
+MONTH_NAMES: tuple[str, ...] = tuple(name.lower() for name in calendar.month_name[1:])
 
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 

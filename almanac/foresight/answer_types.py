@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import spacy
 from spacy.language import Language
 
-from almanac.foresight.text import fold
+from almanac.core.months import MONTH_NAMES
+from almanac.core.text import fold
 
 ANSWER_CLASSES = (
     "name",
@@ -87,22 +88,7 @@ Vatican City; Taiwan; Kosovo
 """
 COUNTRIES = frozenset(fold(name) for name in _COUNTRY_NAMES.split(";") if name.strip())
 
-_MONTH_NAMES = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
+_MONTH_NAMES = frozenset(MONTH_NAMES)
 
 # Canonical type strings, keyed by the folded category words a generator might write.
 _STRING_CATEGORIES = {

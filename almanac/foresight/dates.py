@@ -11,20 +11,9 @@ import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
-_MONTHS = {
-    "january": 1,
-    "february": 2,
-    "march": 3,
-    "april": 4,
-    "may": 5,
-    "june": 6,
-    "july": 7,
-    "august": 8,
-    "september": 9,
-    "october": 10,
-    "november": 11,
-    "december": 12,
-}
+from almanac.core.months import MONTH_NAMES
+
+_MONTHS = {name: number for number, name in enumerate(MONTH_NAMES, start=1)}
 # Three-letter abbreviations plus "sept", all looked up after dropping a trailing dot.
 _MONTH_ABBREVIATIONS = {name[:3]: number for name, number in _MONTHS.items()} | {"sept": 9}
 

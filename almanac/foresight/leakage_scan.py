@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from almanac.foresight.text import contains_phrase, fold
+from almanac.core.text import contains_phrase, fold
 
 
 @dataclass(frozen=True)

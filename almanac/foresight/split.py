@@ -19,8 +19,8 @@ import pyarrow.compute as pc
 
 from almanac.core.months import month_of, month_start, parse_month
 from almanac.core.rejects import StageLedger
+from almanac.core.text import fold
 from almanac.foresight.schema import QUESTION_SCHEMA
-from almanac.foresight.text import fold
 
 SPLITS = ("train", "validation", "test")
 LEAKAGE_MODES = ("drop", "flag")

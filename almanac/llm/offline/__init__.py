@@ -15,7 +15,7 @@ from almanac.llm.offline.judge import select_best, validate
 from almanac.llm.offline.qgen import generate
 
 # Bump when any rule changes: it is part of the cache key, so old baseline answers are not reused.
-OFFLINE_VERSION = "1"
+OFFLINE_VERSION = "2"  # 2: whole-word matching shared with the leakage re-scan (almanac.core.text)
 
 OFFLINE_TASKS: dict[str, Callable[[Mapping[str, str], str], str]] = {
     "qgen": generate,

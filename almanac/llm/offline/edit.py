@@ -14,7 +14,8 @@ import re
 from collections.abc import Mapping
 from datetime import date, timedelta
 
-from almanac.llm.offline.nlp import PLACEHOLDER, contains_phrase, parse, resolve_date
+from almanac.core.text import contains_phrase
+from almanac.llm.offline.nlp import PLACEHOLDER, parse, resolve_date
 
 _SMALL_WORDS = frozenset({"the", "of", "and", "for", "in", "on", "at", "de", "la", "le", "van", "von", "da"})
 _ARTICLE = r"(?:\b(?:[Aa]n?|[Tt]he)\s+)?"  # "a WHO report" -> "a certain organization report"

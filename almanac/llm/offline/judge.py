@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from almanac.core.text import contains_phrase
 from almanac.llm.inputs import parse_candidates
-from almanac.llm.offline.nlp import MONTHS, contains_phrase, fold, parse
+from almanac.llm.offline.nlp import MONTHS, fold, parse
 from almanac.llm.outputs import GeneratedQuestion
 
 _MODALS = frozenset({"will", "would", "may", "might", "could"})  # hedges as modal verbs only, not "in May"

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
+
+from almanac.core.months import MONTH_NAMES
 
 # Entity labels that make good short answers, with how a question asks for them.
 WH_WORD = {
@@ -49,20 +50,7 @@ PLACEHOLDER = {
     "string (location)": "a certain place",
     "string (group)": "a certain group",
 }
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
+MONTHS = MONTH_NAMES
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -81,16 +69,11 @@ def parse(text: str, model: str) -> Any:
 
 
 def fold(text: str) -> str:
-    """Lower case, accents stripped, whitespace collapsed: the form in which mentions are compared."""
+    """Lower case, accents stripped, whitespace collapsed; unlike almanac.core.text.fold it keeps
+    punctuation, which the date and sentence rules here read."""
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
     return " ".join(stripped.casefold().split())
-
-
-def contains_phrase(haystack: str, needle: str) -> bool:
-    """Whole-word, case- and accent-insensitive containment."""
-    needle = fold(needle)
-    return bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", fold(haystack)) is not None
 
 
 def long_date(day: date) -> str:
