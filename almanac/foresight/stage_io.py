@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow as pa
 
 from almanac.core.io import read_parquet, write_parquet
@@ -21,7 +19,3 @@ def write_month(table: pa.Table, ledger: StageLedger, step: str, month: str, sta
     """Questions, rejects and metrics of one month; the metrics file is named after the DVC stage."""
     write_parquet(table.cast(QUESTION_SCHEMA), foresight_path(step, month))
     finish_stage(ledger, started, foresight_rejects(step, month), metrics_path(ledger.stage, month))
-
-
-def month_inputs(step: str, months: list[str]) -> list[Path]:
-    return [foresight_path(step, month) for month in months]
