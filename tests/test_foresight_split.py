@@ -1,0 +1,269 @@
+"""Split assignment: months, source-disjoint test, the train-before-test guard, cross-question leakage."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, date, datetime
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from almanac.core.rejects import StageLedger
+from almanac.core.schemas import table_from_rows
+from almanac.core.text import contains_phrase
+from almanac.foresight.schema import QUESTION_SCHEMA
+from almanac.foresight.split import SplitConfig, assign_splits, cross_question_leaks, guard_train_before_test
+
+CONFIG = SplitConfig(train_months=("2025-01",), validation_months=("2025-02",), test_months=("2025-03",))
+
+
+def question(
+    question_id: str,
+    resolved: date | None,
+    source: str = "bbc.co.uk",
+    answer: str = "Nobody",
+    title: str = "Who will win the vote by March 2025?",
+    background: str = "A vote is planned.",
+    criteria: str = "Resolves to the winner named by the commission.",
+    answer_class: str | None = "name",
+    split: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "question_id": question_id,
+        "article_id": f"a-{question_id}",
+        "month": "2025-01",
+        "url": f"https://news.example/{question_id}",
+        "article_title": "Some headline",
+        "article_publish_date": datetime(2025, 1, 1, tzinfo=UTC),
+        "news_source": source,
+        "candidate_index": 0,
+        "question_title": title,
+        "background": background,
+        "resolution_criteria": criteria,
+        "answer": answer,
+        "answer_type": "string (name)",
+        "question_start_date_text": "2025-01-01",
+        "resolution_date_text": resolved.isoformat() if resolved else "",
+        "generator_model": "gen",
+        "generator_prompt": "v1:abc",
+        "validator_model": "val",
+        "leakage_edited": False,
+        "answer_class": answer_class,
+        "question_start_date": date(2025, 1, 1),
+        "resolution_date": resolved,
+        "resolution_date_clamped": False,
+        "cross_question_leak": None,
+        "split": split,
+    }
+
+
+def table(*rows: dict[str, Any]) -> pa.Table:
+    return table_from_rows(rows, QUESTION_SCHEMA)
+
+
+def reasons(ledger: StageLedger) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for reject in ledger.rejects:
+        found.setdefault(reject.reason, []).append(reject.id)
+    return {reason: sorted(ids) for reason, ids in found.items()}
+
+
+# --- config validation ---
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"train_months": ("2025-01",), "validation_months": ("2025-01",)}, "both train and validation"),
+        ({"train_months": ("2025-04",), "test_months": ("2025-03",)}, "not strictly before"),
+        ({"validation_months": ("2025-03",), "test_months": ("2025-02", "2025-05")}, "not strictly before"),
+        ({"train_months": ("2025-1",)}, "month must look like"),
+        ({"cross_question_leakage": "keep"}, "cross_question_leakage"),
+    ],
+)
+def test_split_config_rejects_bad_months_and_modes(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SplitConfig(**kwargs)
+
+
+def test_split_config_accepts_ordered_months() -> None:
+    config = SplitConfig(("2024-11", "2024-12"), ("2025-01",), ("2025-02", "2025-03"))
+    assert config.test_start() == date(2025, 2, 1)
+    assert SplitConfig(train_months=("2025-01",)).test_start() is None
+
+
+# --- assignment by month and source ---
+
+
+def test_assigns_split_by_resolution_month_and_rejects_other_months() -> None:
+    ledger = StageLedger("foresight_split")
+    out = assign_splits(
+        table(
+            question("t2", date(2025, 3, 20)),
+            question("tr", date(2025, 1, 31)),
+            question("va", date(2025, 2, 1)),
+            question("t1", date(2025, 3, 2)),
+            question("late", date(2025, 4, 1)),
+            question("early", date(2024, 12, 31)),
+            question("nodate", None),
+        ),
+        CONFIG,
+        ledger,
+    )
+    # sorted by split name, then resolution date, then id
+    assert out.column("question_id").to_pylist() == ["t1", "t2", "tr", "va"]
+    assert out.column("split").to_pylist() == ["test", "test", "train", "validation"]
+    assert out.column("cross_question_leak").to_pylist() == [False] * 4
+    assert reasons(ledger) == {
+        "resolution_month_not_in_splits": ["early", "late"],
+        "resolution_date_missing": ["nodate"],
+    }
+    assert (ledger.items_in, ledger.items_out) == (7, 4)
+    ledger.check_balance()
+    assert ledger.extra["questions_by_split"] == {"test": 2, "train": 1, "validation": 1}
+    assert out.schema == QUESTION_SCHEMA
+
+
+def test_source_disjoint_test_split() -> None:
+    config = SplitConfig(
+        train_months=("2025-01",), validation_months=("2025-02",), test_months=("2025-03",),
+        test_sources=("theguardian.com",),
+    )  # fmt: skip
+    ledger = StageLedger("foresight_split")
+    out = assign_splits(
+        table(
+            question("test_ok", date(2025, 3, 5), source="theguardian.com"),
+            question("test_other", date(2025, 3, 5), source="bbc.co.uk"),
+            question("train_ok", date(2025, 1, 5), source="bbc.co.uk"),
+            question("train_guardian", date(2025, 1, 5), source="theguardian.com"),
+            question("val_guardian", date(2025, 2, 5), source="theguardian.com"),
+        ),
+        config,
+        ledger,
+    )
+    assert sorted(out.column("question_id").to_pylist()) == ["test_ok", "train_ok"]
+    assert reasons(ledger) == {
+        "source_not_in_test_sources": ["test_other"],
+        "test_source_in_train": ["train_guardian", "val_guardian"],
+    }
+    ledger.check_balance()
+
+
+def test_guard_drops_train_and_validation_resolving_on_or_after_test_start() -> None:
+    rows = table(
+        question("train_before", date(2025, 2, 28), split="train"),
+        question("train_on", date(2025, 3, 1), split="train"),
+        question("val_after", date(2025, 3, 9), split="validation"),
+        question("test_after", date(2025, 3, 9), split="test"),
+    )
+    ledger = StageLedger("foresight_split")
+    kept = guard_train_before_test(rows, date(2025, 3, 1), ledger)
+    assert kept.column("question_id").to_pylist() == ["train_before", "test_after"]
+    assert reasons(ledger) == {"train_resolves_after_test_start": ["train_on", "val_after"]}
+    assert "2025-03-01" in ledger.rejects[0].detail
+    # without test months there is nothing to guard
+    assert guard_train_before_test(rows, None, StageLedger("s")).num_rows == 4
+
+
+# --- cross-question leakage ---
+
+
+def leak_row(
+    qid: str, answer: str, title: str = "", background: str = "", criteria: str = ""
+) -> dict[str, str]:
+    return {
+        "question_id": qid,
+        "answer": answer,
+        "question_title": title,
+        "background": background,
+        "resolution_criteria": criteria,
+    }
+
+
+def test_cross_question_leaks_folded_whole_words() -> None:
+    leaks = cross_question_leaks(
+        [
+            leak_row("b", "Dvořák", title="Who will conduct?"),
+            leak_row("a", "Prague", background="Critics praised DVORAK's symphony."),
+            leak_row("p", "Paris", title="Which city will host?"),
+            leak_row("q", "Lyon", background="A Parisian firm bid for the games."),
+            leak_row("ny", "New York", criteria="Resolves to the city of the new-york office."),
+            leak_row("self", "Rome", title="Will Rome host the summit?"),
+            leak_row("c", "Berlin", criteria="prague-based and dvořák"),
+        ]
+    )
+    # "ny" reveals its own answer only: not a cross-question leak; "Paris" is not in "Parisian".
+    assert leaks == {"b": ["a", "c"], "a": ["c"]}
+
+
+def test_cross_question_leaks_do_not_span_two_fields() -> None:
+    leaks = cross_question_leaks(
+        [
+            leak_row("b", "New York"),
+            leak_row("a", "x", title="Will it move to New", background="York soon?"),
+        ]
+    )
+    assert leaks == {}
+
+
+def test_cross_question_leaks_match_pairwise_contains_phrase() -> None:
+    rng = random.Random(7)
+    vocabulary = ["Paris", "parisian", "São", "Paulo", "sao", "new", "york", "FC", "ÉLYSÉE", "elysee", "x"]
+
+    def text() -> str:
+        return " ".join(rng.choice(vocabulary) + rng.choice(["", ",", "'s", "-"]) for _ in range(6))
+
+    rows = [
+        leak_row(f"q{i}", " ".join(rng.choices(vocabulary, k=rng.randint(1, 3))), text(), text(), text())
+        for i in range(60)
+    ]
+    expected: dict[str, list[str]] = {}
+    for b in rows:
+        others = sorted(
+            a["question_id"]
+            for a in rows
+            if a is not b
+            and any(
+                contains_phrase(a[name], b["answer"])
+                for name in ("question_title", "background", "resolution_criteria")
+            )
+        )
+        if others:
+            expected[b["question_id"]] = others
+    assert expected  # the vocabulary is small enough that leaks do occur
+    assert cross_question_leaks(rows) == expected
+
+
+def leaky_questions() -> pa.Table:
+    return table(
+        question("b", date(2025, 3, 3), answer="Keir Starmer", title="Who will lead the talks by March?"),
+        question("a", date(2025, 3, 9), answer="Oslo", background="keir starmer said talks would follow."),
+        question("c", date(2025, 1, 9), answer="Leeds", background="Keir Starmer visited Leeds."),
+        question("d", date(2025, 1, 20), answer="Madrid", title="Where will the final be?"),
+    )
+
+
+def test_cross_question_leak_drop_mode_rejects_revealed_question_within_split() -> None:
+    ledger = StageLedger("foresight_split")
+    out = assign_splits(leaky_questions(), CONFIG, ledger)
+    # "c" (train) also contains Starmer's name, but leaks only count inside one split;
+    # "c" reveals its own answer "Leeds", which is the leakage stage's business, not this one.
+    assert sorted(out.column("question_id").to_pylist()) == ["a", "c", "d"]
+    assert out.column("cross_question_leak").to_pylist() == [False, False, False]
+    [reject] = ledger.rejects
+    assert (reject.id, reject.reason, reject.related_id) == ("b", "cross_question_leak", "a")
+    assert "'Keir Starmer'" in reject.detail
+    assert ledger.extra["cross_question_leaks"] == 1
+    ledger.check_balance()
+
+
+def test_cross_question_leak_flag_mode_keeps_and_flags() -> None:
+    ledger = StageLedger("foresight_split")
+    config = SplitConfig(("2025-01",), ("2025-02",), ("2025-03",), cross_question_leakage="flag")
+    out = assign_splits(leaky_questions(), config, ledger)
+    ids = out.column("question_id").to_pylist()
+    flags = dict(zip(ids, out.column("cross_question_leak").to_pylist(), strict=True))
+    assert flags == {"a": False, "b": True, "c": False, "d": False}
+    assert ledger.rejects == []
+    assert (ledger.items_in, ledger.items_out) == (4, 4)
