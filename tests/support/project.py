@@ -65,7 +65,8 @@ def dvc(args: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedP
 
 
 def output_digests(
-    project: Path, patterns: tuple[str, ...] = ("data/ingest", "data/articles", "data/dedup", "data/foresight")
+    project: Path,
+    patterns: tuple[str, ...] = ("data/ingest", "data/articles", "data/dedup", "data/foresight"),
 ) -> dict[str, str]:
     """sha256 of every Parquet output, by relative path."""
     import hashlib
