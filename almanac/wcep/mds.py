@@ -1,0 +1,133 @@
+"""Read the WCEP-MDS release: JSONL (plain or gzip), one event cluster per line.
+
+Each line holds a portal event (``date``, ``summary``, ``category``) with the articles gathered
+for it. The release carries no story bullets, so its events have an empty story path. Like the
+news-please reader, every bad line becomes one ``Unreadable`` item and the rest of the file is kept.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from almanac.ccnews.records import Unreadable
+from almanac.core.ids import canonical_url, content_id, source_domain
+from almanac.wcep.portal import WcepEvent
+
+REQUIRED_FIELDS = ("date", "summary")
+
+
+@dataclass(frozen=True)
+class MdsArticle:
+    url: str  # canonical
+    title: str | None
+    time: str | None  # as written in the release; parsed by whoever needs it
+    text: str | None
+    origin: str | None  # "WCEP" (the portal's own source link) or "CommonCrawl"
+
+
+@dataclass(frozen=True)
+class MdsEvent:
+    event: WcepEvent
+    mds_id: str | None  # the release's own cluster id, kept for tracing
+    articles: tuple[MdsArticle, ...]
+    skipped_links: int  # article entries or reference URLs without a usable URL (counted, not lost)
+    source: str  # "<file>:<line number>"
+
+
+MdsItem = MdsEvent | Unreadable
+
+
+def read_wcep_mds(path: Path, label: str) -> Iterator[MdsItem]:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    line_number = 0
+    with opener(path, "rb") as stream:
+        try:
+            for line_number, line in enumerate(stream, start=1):
+                if line.strip():
+                    yield _parse_line(line, f"{label}:{line_number}")
+        except (EOFError, OSError) as error:
+            yield Unreadable(
+                "truncated_file", f"{type(error).__name__}: {error}", f"{label}:{line_number + 1}"
+            )
+            return
+    if line_number == 0:
+        yield Unreadable("empty_file", "no JSON lines", f"{label}:0")
+
+
+def _parse_line(line: bytes, source: str) -> MdsItem:
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        return Unreadable("undecodable_payload", f"invalid UTF-8 at byte {error.start}", source)
+    except json.JSONDecodeError as error:
+        return Unreadable("invalid_json", f"{error.msg} at character {error.pos}", source)
+    if not isinstance(record, dict):
+        return Unreadable("invalid_json", f"expected an object, got {type(record).__name__}", source)
+    missing = [
+        name for name in REQUIRED_FIELDS if not isinstance(record.get(name), str) or not record[name].strip()
+    ]
+    if missing:
+        return Unreadable("missing_field", f"missing or empty: {', '.join(missing)}", source)
+    try:
+        # The release writes "2019-01-01"; some copies carry a time as well, which we drop.
+        day = date.fromisoformat(record["date"].strip()[:10])
+    except ValueError:
+        return Unreadable("bad_date", f"unparseable date {record['date']!r}", source)
+    articles_field = record.get("articles", [])
+    references_field = record.get("reference_urls", [])
+    if not isinstance(articles_field, list) or not isinstance(references_field, list):
+        return Unreadable("bad_field", "'articles' and 'reference_urls' must be lists", source)
+
+    articles: list[MdsArticle] = []
+    skipped = 0
+    for entry in articles_field:
+        url = entry.get("url") if isinstance(entry, dict) else None
+        if not isinstance(url, str) or not url.strip():
+            skipped += 1
+            continue
+        articles.append(
+            MdsArticle(
+                url=canonical_url(url),
+                title=_optional_text(entry.get("title")),
+                time=_optional_text(entry.get("time")),
+                text=_optional_text(entry.get("text")),
+                origin=_optional_text(entry.get("origin")),
+            )
+        )
+    urls: list[str] = []
+    for url in [article.url for article in articles] + [
+        canonical_url(value) for value in references_field if isinstance(value, str) and value.strip()
+    ]:
+        if url not in urls:
+            urls.append(url)
+    skipped += sum(1 for value in references_field if not isinstance(value, str) or not value.strip())
+
+    summary = " ".join(record["summary"].split())
+    category = record.get("category")
+    event = WcepEvent(
+        event_id=content_id(day.isoformat(), summary),
+        date=day,
+        category=" ".join(category.split()) if isinstance(category, str) else "",
+        story_path=(),
+        summary=summary,
+        source_urls=tuple(urls),
+        source_names=tuple(source_domain(url) for url in urls),
+    )
+    mds_id = record.get("id")
+    return MdsEvent(
+        event=event,
+        mds_id=str(mds_id) if isinstance(mds_id, str | int) else None,
+        articles=tuple(articles),
+        skipped_links=skipped,
+        source=source,
+    )
+
+
+def _optional_text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
