@@ -35,6 +35,8 @@ def test_repro_builds_every_stage_with_balanced_metrics(built: Path) -> None:
     assert dedup["items_out"] == kept > 0
     assert pq.read_table(built / dedup_rejects()).num_rows == dedup["rejected"] > 0
     assert (built / "reports/corpus_stats.md").read_text().startswith("# Corpus statistics")
+    assert pq.read_table(built / "data/wiki/articles.parquet").num_rows == 9  # see test_wiki_wcep_ingest
+    assert pq.read_table(built / "data/wcep/events.parquet").num_rows > 0
 
 
 def test_second_repro_is_a_no_op(built: Path) -> None:

@@ -66,7 +66,14 @@ def dvc(args: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedP
 
 def output_digests(
     project: Path,
-    patterns: tuple[str, ...] = ("data/ingest", "data/articles", "data/dedup", "data/foresight"),
+    patterns: tuple[str, ...] = (
+        "data/ingest",
+        "data/articles",
+        "data/dedup",
+        "data/foresight",
+        "data/wiki",
+        "data/wcep",
+    ),
 ) -> dict[str, str]:
     """sha256 of every Parquet output, by relative path."""
     import hashlib

@@ -1,0 +1,72 @@
+"""wcep_ingest: Current Events Portal day pages (from dumps or a folder) and WCEP-MDS JSONL -> events.
+
+Items are source records: day pages, and WCEP-MDS lines. A record that parses counts as out (its
+events are rows); a record that does not is a reject row. A bullet dropped inside a parsed page (a
+source link with no summary) is an item of its own and a reject, so nothing disappears.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from almanac.ccnews.records import Unreadable
+from almanac.core.ids import content_id
+from almanac.core.rejects import StageLedger
+from almanac.wcep.days import DayPagesResult, event_row, parse_day_directory, parse_day_pages
+from almanac.wcep.mds import MdsEvent, read_wcep_mds
+from almanac.wiki.dump import Skipped, WikiPage, read_dump
+from almanac.wiki.ingest import find_dumps
+
+STAGE = "wcep_ingest"
+PORTAL_NAMESPACE = 100
+
+
+@dataclass(frozen=True)
+class WcepIngestConfig:
+    dump_dir: str = "data/raw/sample/wikipedia"  # pages-articles dumps; their namespace-100 day pages
+    portal_dir: str = ""  # optional folder of raw day-page wikitext files
+    mds_files: tuple[str, ...] = ()  # optional WCEP-MDS JSONL files
+
+
+def ingest_wcep(config: WcepIngestConfig) -> tuple[list[dict[str, Any]], StageLedger]:
+    ledger = StageLedger(STAGE)
+    rows: list[dict[str, Any]] = []
+    if config.dump_dir:
+        for dump in find_dumps(Path(config.dump_dir)):
+            _add_pages(parse_day_pages(_portal_pages(dump, ledger), dump.as_posix()), rows, ledger)
+    if config.portal_dir:
+        _add_pages(parse_day_directory(Path(config.portal_dir)), rows, ledger)
+    for name in config.mds_files:
+        for item in read_wcep_mds(Path(name), name):
+            ledger.items_in += 1
+            if isinstance(item, MdsEvent):
+                rows.append(event_row(item.event, "wcep_mds", item.source))
+                ledger.items_out += 1
+            else:
+                ledger.reject(content_id(item.source), item.reason, item.detail, item.source)
+    rows.sort(key=lambda row: (row["date"], row["source"], row["story_path"], row["id"]))
+    ledger.extra["events"] = len(rows)
+    return rows, ledger
+
+
+def _portal_pages(dump: Path, ledger: StageLedger) -> Iterator[tuple[str, str] | Unreadable]:
+    for item in read_dump(dump, dump.as_posix(), namespaces=(PORTAL_NAMESPACE,)):
+        if isinstance(item, Skipped):
+            ledger.count("skipped_pages", item.kind)
+        elif isinstance(item, WikiPage):
+            yield item.title, item.text
+        else:
+            yield item
+
+
+def _add_pages(result: DayPagesResult, rows: list[dict[str, Any]], ledger: StageLedger) -> None:
+    # Portal pages that are not day pages (sidebars, month indexes) are counted, not items.
+    ledger.count("portal_pages", "not_a_day_page", result.not_day_pages)
+    ledger.items_in += result.pages_parsed + len(result.page_rejects) + len(result.bullet_rejects)
+    ledger.items_out += result.pages_parsed
+    for reject in [*result.page_rejects, *result.bullet_rejects]:
+        ledger.reject(content_id(reject.source, reject.detail), reject.reason, reject.detail, reject.source)
+    rows.extend(event_row(sourced.event, "portal", sourced.source) for sourced in result.events)

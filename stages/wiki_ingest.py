@@ -1,0 +1,54 @@
+"""DVC stage ``wiki_ingest``: Wikipedia pages-articles dumps -> articles with plain-text sections."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+
+from almanac.core.io import write_parquet
+from almanac.core.layout import DATA, metrics_path
+from almanac.core.parallel import RayConfig, parallel_map
+from almanac.core.params import parse_section
+from almanac.core.rejects import StageLedger
+from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.wiki.ingest import (
+    STAGE,
+    WIKI_ARTICLE_SCHEMA,
+    DumpTask,
+    WikiIngestConfig,
+    find_dumps,
+    ingest_dump,
+)
+
+OUT = DATA / "wiki"
+
+
+def main() -> int:
+    started = time.perf_counter()
+    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
+    config = parse_section(WikiIngestConfig, params, STAGE)
+    ray_config = parse_section(RayConfig, params, "ray")
+    try:
+        dumps = find_dumps(Path(config.raw_dir))
+        results = parallel_map(
+            ingest_dump, [DumpTask(str(p), p.as_posix(), config.min_words) for p in dumps], ray_config
+        )
+    except OSError as error:  # an input that cannot be read at all: say which and stop
+        print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
+        return 1
+    ledger = StageLedger(STAGE, extra={"dumps": len(dumps)})
+    rows = []
+    for dump_rows, dump_ledger in results:
+        rows.extend(dump_rows)
+        ledger.merge(dump_ledger)
+    table = pa.Table.from_pylist(sorted(rows, key=lambda row: row["page_id"]), schema=WIKI_ARTICLE_SCHEMA)
+    write_parquet(table, OUT / "articles.parquet")
+    finish_stage(ledger, started, OUT / "rejects.parquet", metrics_path(STAGE))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
