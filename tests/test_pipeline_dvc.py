@@ -37,6 +37,8 @@ def test_repro_builds_every_stage_with_balanced_metrics(built: Path) -> None:
     assert (built / "reports/corpus_stats.md").read_text().startswith("# Corpus statistics")
     assert pq.read_table(built / "data/wiki/articles.parquet").num_rows == 9  # see test_wiki_wcep_ingest
     assert pq.read_table(built / "data/wcep/events.parquet").num_rows > 0
+    news = pq.read_table(built / "data/wcep/news.parquet")  # fetching is off: corpus hits only
+    assert news.num_rows > 0 and set(news.column("origin").to_pylist()) == {"ccnews"}
 
 
 def test_second_repro_is_a_no_op(built: Path) -> None:

@@ -1,0 +1,43 @@
+"""DVC stage ``wcep_news``: each WCEP event's source links -> article text (CC-News corpus, else fetched)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pyarrow as pa
+
+from almanac.core.io import read_parquet, write_parquet
+from almanac.core.layout import DATA, articles_dir, metrics_path
+from almanac.core.params import months_in_scope, parse_section
+from almanac.core.rejects import StageLedger
+from almanac.core.schemas import ARTICLE_SCHEMA
+from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.wcep.days import WCEP_EVENT_SCHEMA
+from almanac.wcep.news import NewsConfig, resolve_event_sources
+
+STAGE = "wcep_news"
+OUT = DATA / "wcep"
+
+
+def main() -> int:
+    started = time.perf_counter()
+    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
+    config = parse_section(NewsConfig, params, STAGE)
+    corpus = pa.concat_tables(
+        [
+            read_parquet(articles_dir() / f"{month}.parquet", ARTICLE_SCHEMA)
+            for month in months_in_scope(params)
+        ]
+    )
+    events = read_parquet(OUT / "events.parquet", WCEP_EVENT_SCHEMA)
+    ledger = StageLedger(STAGE)
+    # fetcher=None: with fetch enabled, resolve_event_sources opens (and closes) its own HTTP fetcher.
+    news = resolve_event_sources(events, corpus, config, None, ledger)
+    write_parquet(news, OUT / "news.parquet")
+    finish_stage(ledger, started, OUT / "news_rejects.parquet", metrics_path(STAGE))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
