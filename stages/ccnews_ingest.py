@@ -11,7 +11,7 @@ from almanac.core.io import write_month_partitions
 from almanac.core.layout import ingest_dir, metrics_path
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.params import parse_section
-from almanac.core.rejects import StageLedger
+from almanac.core.rejects import gather
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
 from almanac.core.stage import finish_stage, parse_stage_args
 
@@ -28,11 +28,7 @@ def main() -> int:
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
         return 1
-    ledger = StageLedger(STAGE, extra={"files": len(files)})
-    rows = []
-    for file_rows, file_ledger in results:
-        rows.extend(file_rows)
-        ledger.merge(file_ledger)
+    rows, ledger = gather(STAGE, results, files=len(files))
     table = table_from_rows(rows, ARTICLE_SCHEMA)
     table = table.sort_by(
         [("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")]

@@ -12,7 +12,7 @@ from almanac.core.io import write_parquet
 from almanac.core.layout import DATA, metrics_path
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.params import parse_section
-from almanac.core.rejects import StageLedger
+from almanac.core.rejects import gather
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.wiki.ingest import (
     STAGE,
@@ -39,11 +39,7 @@ def main() -> int:
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
         return 1
-    ledger = StageLedger(STAGE, extra={"dumps": len(dumps)})
-    rows = []
-    for dump_rows, dump_ledger in results:
-        rows.extend(dump_rows)
-        ledger.merge(dump_ledger)
+    rows, ledger = gather(STAGE, results, dumps=len(dumps))
     table = pa.Table.from_pylist(sorted(rows, key=lambda row: row["page_id"]), schema=WIKI_ARTICLE_SCHEMA)
     write_parquet(table, OUT / "articles.parquet")
     finish_stage(ledger, started, OUT / "rejects.parquet", metrics_path(STAGE))

@@ -6,46 +6,25 @@ an exception that would lose the rest of the file.
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from almanac.ccnews.jsonl import read_json_objects
 from almanac.ccnews.records import ParsedArticle, ReaderItem, Unreadable
 
 REQUIRED_FIELDS = ("url", "maintext")
 
 
 def read_newsplease(path: Path, label: str) -> Iterator[ReaderItem]:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    line_number = 0
-    with opener(path, "rb") as stream:
-        try:
-            for line_number, line in enumerate(stream, start=1):
-                if line.strip():
-                    yield _parse_line(line, f"{label}:{line_number}", line_number)
-        except (EOFError, OSError) as error:
-            yield Unreadable(
-                "truncated_file", f"{type(error).__name__}: {error}", f"{label}:{line_number + 1}"
-            )
-            return
-    if line_number == 0:
-        yield Unreadable("empty_file", "no JSON lines", f"{label}:0")
+    for line in read_json_objects(path, label):
+        yield (
+            line if isinstance(line, Unreadable) else _to_article(line.record, line.source, line.line_number)
+        )
 
 
-def _parse_line(line: bytes, source: str, line_number: int) -> ReaderItem:
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return Unreadable("undecodable_payload", f"invalid UTF-8 at byte {error.start}", source)
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as error:
-        return Unreadable("invalid_json", f"{error.msg} at column {error.colno}", source)
-    if not isinstance(record, dict):
-        return Unreadable("invalid_json", f"expected an object, got {type(record).__name__}", source)
+def _to_article(record: dict[str, Any], source: str, line_number: int) -> ReaderItem:
     missing = [name for name in REQUIRED_FIELDS if not isinstance(record.get(name), str) or not record[name]]
     if missing:
         return Unreadable("missing_field", f"missing or empty: {', '.join(missing)}", source)

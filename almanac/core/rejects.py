@@ -7,6 +7,7 @@ The funnel tables of every dataset are computed from these counts, so the invari
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -89,3 +90,15 @@ class StageLedger:
             (asdict(reject) for reject in self.rejects), key=lambda r: (r["source"], r["id"], r["reason"])
         )
         return table_from_rows(rows, REJECT_SCHEMA)
+
+
+def gather(
+    stage: str, results: Iterable[tuple[list[dict[str, Any]], StageLedger]], **extra: Any
+) -> tuple[list[dict[str, Any]], StageLedger]:
+    """Concatenate the rows of parallel workers (in input order) and fold their ledgers into one."""
+    ledger = StageLedger(stage, extra=dict(extra))
+    rows: list[dict[str, Any]] = []
+    for worker_rows, worker_ledger in results:
+        rows.extend(worker_rows)
+        ledger.merge(worker_ledger)
+    return rows, ledger

@@ -7,14 +7,13 @@ news-please reader, every bad line becomes one ``Unreadable`` item and the rest 
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from almanac.ccnews.jsonl import read_json_objects
 from almanac.ccnews.records import Unreadable
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.wcep.portal import WcepEvent
@@ -44,31 +43,11 @@ MdsItem = MdsEvent | Unreadable
 
 
 def read_wcep_mds(path: Path, label: str) -> Iterator[MdsItem]:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    line_number = 0
-    with opener(path, "rb") as stream:
-        try:
-            for line_number, line in enumerate(stream, start=1):
-                if line.strip():
-                    yield _parse_line(line, f"{label}:{line_number}")
-        except (EOFError, OSError) as error:
-            yield Unreadable(
-                "truncated_file", f"{type(error).__name__}: {error}", f"{label}:{line_number + 1}"
-            )
-            return
-    if line_number == 0:
-        yield Unreadable("empty_file", "no JSON lines", f"{label}:0")
+    for line in read_json_objects(path, label):
+        yield line if isinstance(line, Unreadable) else _to_event(line.record, line.source)
 
 
-def _parse_line(line: bytes, source: str) -> MdsItem:
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        return Unreadable("undecodable_payload", f"invalid UTF-8 at byte {error.start}", source)
-    except json.JSONDecodeError as error:
-        return Unreadable("invalid_json", f"{error.msg} at character {error.pos}", source)
-    if not isinstance(record, dict):
-        return Unreadable("invalid_json", f"expected an object, got {type(record).__name__}", source)
+def _to_event(record: dict[str, Any], source: str) -> MdsItem:
     missing = [
         name for name in REQUIRED_FIELDS if not isinstance(record.get(name), str) or not record[name].strip()
     ]
