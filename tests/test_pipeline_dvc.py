@@ -143,3 +143,21 @@ def test_foresight_funnel_counts_add_up(built: Path) -> None:
     assert split_metrics["items_out"] == final
     assert "Question generation" in (built / "reports/foresight_funnel.md").read_text()
     assert funnel  # the JSON metrics exist and parse
+
+
+def test_openforecast_tasks_exist_for_train_and_test(built: Path) -> None:
+    """Issue 5's bar: all six task files for at least the train and test splits, from the offline backend."""
+    tasks = ("stf", "ltf", "aqa", "mcnc", "mcac", "vqa")
+    splits = built / "data/events/splits"
+    for split in ("train", "test"):
+        for task in tasks:
+            table = pq.read_table(splits / split / f"{task}.parquet")
+            assert table.num_rows > 0, f"{split}/{task} is empty"
+            assert set(table.column("split").to_pylist()) == {split}
+    test_start = yaml.safe_load((built / "params.yaml").read_text())["event_tasks"]["split"]["test_start"]
+    for row in pq.read_table(splits / "train" / "ltf.parquet").to_pylist():
+        assert all(event["day"] is None or event["day"].isoformat() < test_start for event in row["targets"])
+    for name in ("wiki_filter", "complex_events", "event_timeline", "event_tasks", "event_split"):
+        metrics = json.loads((built / metrics_path(name)).read_text())
+        assert metrics["items_in"] == metrics["items_out"] + metrics["rejected"], name
+    assert "Table 4" in (built / "reports/openforecast_stats.md").read_text()

@@ -20,6 +20,13 @@ from almanac.llm.accounting import add_metric
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import LLMRequest, LLMResult, arun_requests
 from almanac.llm.config import RoleConfig
+from almanac.llm.event_outputs import (
+    parse_argument_question,
+    parse_article_category,
+    parse_event_arguments,
+    parse_event_negatives,
+    parse_occurrence_date,
+)
 from almanac.llm.outputs import (
     parse_best,
     parse_date_repair,
@@ -29,6 +36,11 @@ from almanac.llm.outputs import (
 )
 from almanac.llm.parsing import ParseError, clean
 from almanac.llm.prompts import load_prompt
+from almanac.llm.timeline_outputs import (
+    parse_timeline_complement,
+    parse_timeline_extract,
+    parse_timeline_reorder,
+)
 
 T = TypeVar("T")
 Parser = Callable[[str, Mapping[str, str]], Any]
@@ -40,6 +52,14 @@ PARSERS: dict[str, Parser] = {
     "select_best": parse_best,
     "leakage": parse_leakage,
     "date_repair": parse_date_repair,
+    "article_category": parse_article_category,
+    "occurrence_date": parse_occurrence_date,
+    "timeline_extract": parse_timeline_extract,
+    "timeline_complement": parse_timeline_complement,
+    "timeline_reorder": parse_timeline_reorder,
+    "event_arguments": parse_event_arguments,
+    "argument_question": parse_argument_question,
+    "event_negatives": parse_event_negatives,
 }
 REPAIR_PROMPT = "repair"
 MALFORMED = "llm_malformed_output"
@@ -65,9 +85,10 @@ class TaskResult(Generic[T]):
     prompt_version: str
     prompt_hash: str
 
-    def reject_into(self, ledger: StageLedger, source: str) -> None:
+    def reject_into(self, ledger: StageLedger, source: str, item_id: str | None = None) -> None:
+        """File the failure as a reject of ``item_id`` (default: the request's item, when they coincide)."""
         detail = self.detail if not self.raw_text else f"{self.detail} | raw: {self.raw_text[:2000]}"
-        ledger.reject(self.item_id, self.error, detail, source)
+        ledger.reject(item_id or self.item_id, self.error, detail, source)
 
 
 def build_requests(

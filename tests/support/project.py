@@ -73,6 +73,7 @@ def output_digests(
         "data/foresight",
         "data/wiki",
         "data/wcep",
+        "data/events",
     ),
 ) -> dict[str, str]:
     """sha256 of every Parquet output, by relative path."""

@@ -1,0 +1,1 @@
+"""OpenForecast-style complex events: Wikipedia/WCEP complex events -> timelines -> six forecasting tasks."""

@@ -1,0 +1,246 @@
+"""The six forecasting tasks (OpenForecast 3, 4.3) cut out of complex-event timelines.
+
+What is an item: one *candidate sample*, i.e. one (cut, task) pair. Every chosen cut of a timeline
+brings six candidates (STF, LTF, AQA, MCNC, MCAC, VQA); each becomes one sample or one reject row:
+``outside_split_windows`` (T_k in no split window; all six), ``no_eligible_target`` (AQA / MCAC: no
+target event has a non-empty argument among the configured ones), an LLM failure (via
+``TaskResult.reject_into``), ``too_few_negatives`` (MCNC: fewer than three negatives survive the
+true-event filter) and ``no_mcnc_sample`` (VQA of a rejected MCNC). VQA is exactly balanced within
+each split; when a split has an odd number of MCNC samples, the one left over yields both a Yes and
+a No sample, which counts as one extra candidate (metric ``vqa_paired_samples``). Timelines without
+an eligible cut day contribute no candidates; they are counted in ``timelines_without_cut``.
+
+LLM calls: one ``argument_question`` call per cut feeds both AQA and MCAC (same question, answer and
+negatives), one ``event_negatives`` call per cut feeds MCNC, and VQA is drawn from MCNC.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from almanac.core.rejects import StageLedger
+from almanac.core.schemas import table_from_rows
+from almanac.events.cuts import (
+    Event,
+    EventTasksConfig,
+    event_arguments,
+    seeded,
+    timeline_event,
+)
+from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_labels
+from almanac.events.plan import CutSample, plan_cuts
+from almanac.events.samples import SAMPLE_SCHEMAS, SPLITS, TASKS, sample_id
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import RoleConfig
+from almanac.llm.event_inputs import argument_question_item, event_negatives_item, target_argument_value
+from almanac.llm.event_outputs import ArgumentQuestion, NegativeEvent
+from almanac.llm.tasks import TaskItem, TaskResult, run_task
+
+STAGE = "event_tasks"
+N_NEGATIVES = 3
+Runner = Callable[[str, list[TaskItem]], list[TaskResult[Any]]]
+
+
+def build_tasks(
+    timelines: pa.Table, config: EventTasksConfig, role: RoleConfig, cache: LLMCache, prompts_dir: str
+) -> tuple[dict[str, pa.Table], StageLedger]:
+    """Samples of every task (rows sorted by sample_id) and the ledger of candidate samples."""
+    ledger = StageLedger(STAGE)
+    cuts = plan_cuts(timelines.to_pylist(), config, ledger)
+    rows: dict[str, list[dict[str, Any]]] = {task: [] for task in TASKS}
+    for cut in cuts:
+        rows["stf"].append(stf_row(cut))
+        rows["ltf"].append(ltf_row(cut))
+
+    def run(task: str, items: list[TaskItem]) -> list[TaskResult[Any]]:
+        return run_task(role, task, items, cache, ledger, prompts_dir) if items else []
+
+    aqa, mcac = argument_tasks(cuts, config, run, ledger)
+    rows["aqa"], rows["mcac"] = aqa, mcac
+    rows["mcnc"] = mcnc_task(cuts, config, run, ledger)
+    rows["vqa"] = vqa_task(cuts, rows["mcnc"], config, ledger)
+
+    tables = {}
+    for task in TASKS:
+        task_rows = sorted(rows[task], key=lambda row: row["sample_id"])
+        tables[task] = table_from_rows(task_rows, SAMPLE_SCHEMAS[task])
+        ledger.items_out += len(task_rows)
+        ledger.extra.setdefault("samples", {})[task] = {
+            split: sum(1 for row in task_rows if row["split"] == split) for split in SPLITS
+        }
+    ledger.extra["targets_trimmed"] = sum(row["targets_trimmed"] for row in rows["ltf"])
+    ledger.extra["samples_with_trimmed_targets"] = sum(1 for row in rows["ltf"] if row["targets_trimmed"])
+    return tables, ledger
+
+
+def stf_row(cut: CutSample) -> dict[str, Any]:
+    on_day = [event for event in cut.targets if event["day"] == cut.cut.day]
+    return {
+        **cut.common("stf", sample_id("stf", cut.ce_id, cut.cut.day)),
+        "targets": on_day,
+        "targets_trimmed": 0,
+    }
+
+
+def ltf_row(cut: CutSample) -> dict[str, Any]:
+    sample = sample_id("ltf", cut.ce_id, cut.cut.day)
+    return {**cut.common("ltf", sample), "targets": cut.targets, "targets_trimmed": cut.trimmed}
+
+
+def _subsequent(cut: CutSample, target: Event) -> list[Any]:
+    return [timeline_event(event) for event in cut.targets if event["event_id"] != target["event_id"]]
+
+
+def _has(event: Event, argument: str) -> bool:
+    """Whether a question about ``argument`` has an answer (a "When" falls back on the event's date)."""
+    return bool(target_argument_value(timeline_event(event), event_arguments(event), argument).strip())
+
+
+def argument_tasks(
+    cuts: Sequence[CutSample], config: EventTasksConfig, run: Runner, ledger: StageLedger
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """AQA and MCAC from one argument_question call per cut (same target, argument and question)."""
+    items, asked = [], []
+    for cut in cuts:
+        candidates = [event for event in cut.targets if any(_has(event, name) for name in config.arguments)]
+        if not candidates:
+            for task in ("aqa", "mcac"):
+                ledger.reject(
+                    cut.candidate_id(task),
+                    "no_eligible_target",
+                    f"no target event has any of {list(config.arguments)}",
+                    cut.source,
+                )
+            continue
+        rng = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "aqa")
+        target = rng.choice(candidates)
+        argument = rng.choice([name for name in config.arguments if _has(target, name)])
+        aqa_id = sample_id("aqa", cut.ce_id, cut.cut.day, target["event_id"], argument)
+        background = [timeline_event(event) for event in cut.background]
+        items.append(
+            argument_question_item(
+                aqa_id,
+                background,
+                timeline_event(target),
+                event_arguments(target),
+                argument,
+                _subsequent(cut, target),
+            )
+        )
+        asked.append((cut, target, argument, aqa_id))
+    aqa_rows, mcac_rows = [], []
+    for (cut, target, argument, aqa_id), result in zip(asked, run("argument_question", items), strict=True):
+        mcac_id = sample_id("mcac", cut.ce_id, cut.cut.day, target["event_id"], argument)
+        if not result.ok:
+            result.reject_into(ledger, cut.source)
+            dataclasses.replace(result, item_id=mcac_id).reject_into(ledger, cut.source)
+            continue
+        value = result.value
+        assert isinstance(value, ArgumentQuestion)
+        llm = {"model": result.model, "prompt_version": result.prompt_version}
+        shared = {"target": target, "argument": argument, "question": value.question}
+        aqa_rows.append({**cut.common("aqa", aqa_id), **shared, "answer": value.answer, **llm})
+        options = shuffled_options(value.answer, value.negatives[:N_NEGATIVES], config.seed, mcac_id)
+        mcac_rows.append({**cut.common("mcac", mcac_id), **shared, **options, "answer": value.answer, **llm})
+    return aqa_rows, mcac_rows
+
+
+def mcnc_task(
+    cuts: Sequence[CutSample], config: EventTasksConfig, run: Runner, ledger: StageLedger
+) -> list[dict[str, Any]]:
+    """Gold target + three LLM negatives; negatives that match a true event of the timeline are dropped."""
+    items, asked = [], []
+    for cut in cuts:
+        target = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "mcnc").choice(cut.targets)
+        mcnc_id = sample_id("mcnc", cut.ce_id, cut.cut.day, target["event_id"])
+        items.append(
+            event_negatives_item(
+                mcnc_id,
+                [timeline_event(event) for event in cut.background],
+                timeline_event(target),
+                event_arguments(target),
+                _subsequent(cut, target),
+            )
+        )
+        asked.append((cut, target, mcnc_id))
+    rows = []
+    generated = discarded = 0
+    for (cut, target, mcnc_id), result in zip(asked, run("event_negatives", items), strict=True):
+        if not result.ok:
+            result.reject_into(ledger, cut.source)
+            continue
+        negatives = result.value
+        assert isinstance(negatives, tuple) and all(isinstance(n, NegativeEvent) for n in negatives)
+        true_keys, true_texts = true_event_keys(cut.timeline["events"])
+        kept, dropped = filter_negatives(negatives, true_keys, true_texts)
+        generated += len(negatives)
+        discarded += dropped
+        if len(kept) < N_NEGATIVES:
+            detail = f"{dropped} of {len(negatives)} negatives equal a true event; {len(kept)} left"
+            ledger.reject(mcnc_id, "too_few_negatives", detail, cut.source)
+            continue
+        texts = [negative.text for negative in kept[:N_NEGATIVES]]
+        rows.append(
+            {
+                **cut.common("mcnc", mcnc_id),
+                "target": target,
+                **shuffled_options(str(target["text"]), texts, config.seed, mcnc_id),
+                "negatives_discarded": dropped,
+                "model": result.model,
+                "prompt_version": result.prompt_version,
+            }
+        )
+    ledger.extra["negatives_generated"] = generated
+    ledger.extra["negatives_discarded"] = discarded
+    return rows
+
+
+def vqa_task(
+    cuts: Sequence[CutSample],
+    mcnc_rows: Sequence[dict[str, Any]],
+    config: EventTasksConfig,
+    ledger: StageLedger,
+) -> list[dict[str, Any]]:
+    """A Yes (gold option) or No (one negative) sample per MCNC sample, exactly balanced per split."""
+    by_cut = {(row["ce_id"], row["cut_date"]): row for row in mcnc_rows}
+    for cut in cuts:
+        if (cut.ce_id, cut.cut.day) not in by_cut:
+            ledger.reject(
+                cut.candidate_id("vqa"),
+                "no_mcnc_sample",
+                "the MCNC sample of this cut was rejected",
+                cut.source,
+            )
+    by_id = {row["sample_id"]: row for row in mcnc_rows}
+    rows = []
+    paired = 0
+    for split in SPLITS:
+        ids = [row["sample_id"] for row in mcnc_rows if row["split"] == split]
+        for mcnc_id, labels in vqa_labels(ids, config.seed, split).items():
+            mcnc = by_id[mcnc_id]
+            if len(labels) > 1:
+                paired += 1
+                ledger.items_in += len(labels) - 1
+            gold = mcnc["options"][mcnc["answer_index"]]
+            negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
+            for label in labels:
+                candidate = gold if label == "Yes" else seeded(config.seed, mcnc_id, "vqa").choice(negatives)
+                rows.append(
+                    {
+                        **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
+                        "sample_id": sample_id("vqa", mcnc["ce_id"], mcnc["cut_date"], candidate),
+                        "task": "vqa",
+                        "candidate": candidate,
+                        "label": label,
+                        "mcnc_sample_id": mcnc_id,
+                    }
+                )
+    ledger.extra["vqa_paired_samples"] = paired
+    ledger.extra["vqa_labels"] = {
+        label: sum(1 for row in rows if row["label"] == label) for label in ("Yes", "No")
+    }
+    return rows

@@ -1,0 +1,160 @@
+"""wiki_filter: Wikipedia articles -> articles about events (OpenForecast appendix A's three filters).
+
+Cheap before dear: first a section-title filter keeps articles with at least one event-evolution
+section (Background, Aftermath, Timeline, ...); then the classifier role names each remaining
+article's category (only events stay, with a topic); then it dates the events still in, keeping those
+that ended in or after ``min_year``. Every article is an item: kept, or a reject with the filter that
+dropped it. Kept articles carry the lead and event-evolution sections only, the timeline's input.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from almanac.core.rejects import StageLedger
+from almanac.core.schemas import table_from_rows
+from almanac.events.documents import sections_text
+from almanac.events.schema import WIKI_EVENT_SCHEMA
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import LLMConfig
+from almanac.llm.event_inputs import article_category_item, occurrence_date_item
+from almanac.llm.event_outputs import ArticleCategory, EventDate
+from almanac.llm.tasks import TaskItem, TaskResult, run_task
+from almanac.wiki.sections import (
+    EVENT_SECTION_TITLES,
+    LEAD_LEVEL,
+    Section,
+    select_event_sections,
+    word_count,
+)
+
+STAGE = "wiki_filter"
+KEPT_CATEGORY = "event"
+
+
+@dataclass(frozen=True)
+class WikiFilterConfig:
+    section_titles: tuple[str, ...] = EVENT_SECTION_TITLES
+    min_year: int = 1950  # OpenForecast's complex events start in 1950
+    max_article_chars: int = 12000  # article text shown to the classifier
+    role: str = "classifier"
+
+    def __post_init__(self) -> None:
+        if not self.section_titles:
+            raise ValueError("wiki_filter: section_titles must name at least one section title")
+
+
+def filter_event_articles(
+    articles: pa.Table, config: WikiFilterConfig, llm: LLMConfig, cache: LLMCache
+) -> tuple[pa.Table, StageLedger]:
+    """Rows of WIKI_EVENT_SCHEMA sorted by page id, and the ledger with one reject per dropped article."""
+    ledger = StageLedger(STAGE, items_in=articles.num_rows)
+    role = llm.role(config.role)
+
+    def run(task: str, items: list[TaskItem]) -> list[TaskResult[Any]]:
+        return run_task(role, task, items, cache, ledger, llm.prompts_dir) if items else []
+
+    candidates = []  # (article row, all sections, kept sections)
+    for row in articles.to_pylist():
+        sections = [Section(s["title"], s["level"], s["text"]) for s in row["sections"]]
+        kept = select_event_sections(sections, config.section_titles, include_lead=True)
+        if not any(section.level != LEAD_LEVEL for section in kept):
+            titles = ", ".join(repr(s.title) for s in sections if s.level != LEAD_LEVEL) or "none"
+            ledger.reject(
+                str(row["page_id"]),
+                "no_event_section",
+                f"{row['title']}: no event-evolution section among {titles}"[:2000],
+                row["source"],
+            )
+            continue
+        candidates.append((row, sections, kept))
+    ledger.extra["after_section_filter"] = len(candidates)
+
+    items = [
+        article_category_item(
+            str(row["page_id"]), row["title"], sections_text(sections), config.max_article_chars
+        )
+        for row, sections, _ in candidates
+    ]
+    categories = Counter[str]()
+    events = []
+    for candidate, result in zip(candidates, run("article_category", items), strict=True):
+        row = candidate[0]
+        if not _usable(result, ledger, row):
+            continue
+        category = result.value
+        assert isinstance(category, ArticleCategory)
+        categories[category.category] += 1
+        if category.category != KEPT_CATEGORY:
+            ledger.reject(
+                str(row["page_id"]),
+                f"category_{category.category.replace(' ', '_')}",
+                f"{row['title']}: classified as {category.category}",
+                row["source"],
+            )
+            continue
+        events.append((candidate, category.topic))
+    ledger.extra["after_category_filter"] = len(events)
+
+    items = [
+        occurrence_date_item(
+            str(row["page_id"]), row["title"], sections_text(sections), config.max_article_chars
+        )
+        for (row, sections, _), _topic in events
+    ]
+    precisions = Counter[str]()
+    out_rows = []
+    for (candidate, topic), result in zip(events, run("occurrence_date", items), strict=True):
+        row, _sections, kept = candidate
+        if not _usable(result, ledger, row):
+            continue
+        date = result.value
+        assert isinstance(date, EventDate)
+        precisions[date.precision] += 1
+        reason = _date_reject(date, config.min_year)
+        if reason:
+            ledger.reject(
+                str(row["page_id"]), reason, f"{row['title']}: occurrence date {date.date}", row["source"]
+            )
+            continue
+        out_rows.append(_event_row(row, kept, topic, date))
+
+    out_rows.sort(key=lambda out: int(out["page_id"]))
+    ledger.items_out = len(out_rows)
+    ledger.extra["article_categories"] = dict(sorted(categories.items()))
+    ledger.extra["date_precisions"] = dict(sorted(precisions.items()))
+    ledger.extra["event_topics"] = dict(sorted(Counter(out["topic"] for out in out_rows).items()))
+    return table_from_rows(out_rows, WIKI_EVENT_SCHEMA), ledger
+
+
+def _usable(result: TaskResult[Any], ledger: StageLedger, row: dict[str, Any]) -> bool:
+    if result.ok:
+        return True
+    result.reject_into(ledger, row["source"])
+    return False
+
+
+def _date_reject(date: EventDate, min_year: int) -> str:
+    if date.precision == "unknown":
+        return "no_occurrence_date"
+    if int(date.date[:4]) < min_year:
+        return "before_min_year"
+    return ""
+
+
+def _event_row(row: dict[str, Any], kept: list[Section], topic: str, date: EventDate) -> dict[str, Any]:
+    return {
+        "page_id": row["page_id"],
+        "title": row["title"],
+        "revision_timestamp": row["revision_timestamp"],
+        "topic": topic,
+        "occurrence_date": date.date,
+        "date_precision": date.precision,
+        "sections": [{"title": s.title, "level": s.level, "text": s.text} for s in kept],
+        "word_count": word_count(kept),
+        "source": row["source"],
+    }

@@ -1,0 +1,36 @@
+"""DVC stage ``complex_events``: event articles and WCEP stories -> complex events with dated documents."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from almanac.core.io import read_parquet, write_parquet
+from almanac.core.layout import DATA, metrics_path
+from almanac.core.params import parse_section
+from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.events.complex import STAGE, ComplexEventsConfig, build_complex_events
+from almanac.events.schema import WIKI_EVENT_SCHEMA
+from almanac.wcep.days import WCEP_EVENT_SCHEMA
+from almanac.wcep.news import WCEP_NEWS_SCHEMA
+
+OUT = DATA / "events"
+
+
+def main() -> int:
+    started = time.perf_counter()
+    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
+    config = parse_section(ComplexEventsConfig, params, STAGE)
+    complex_events, ledger = build_complex_events(
+        read_parquet(OUT / "wiki_events.parquet", WIKI_EVENT_SCHEMA),
+        read_parquet(DATA / "wcep" / "events.parquet", WCEP_EVENT_SCHEMA),
+        read_parquet(DATA / "wcep" / "news.parquet", WCEP_NEWS_SCHEMA),
+        config,
+    )
+    write_parquet(complex_events, OUT / "complex_events.parquet")
+    finish_stage(ledger, started, OUT / "complex_events_rejects.parquet", metrics_path(STAGE))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

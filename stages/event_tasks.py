@@ -1,0 +1,35 @@
+"""DVC stage ``event_tasks``: timelines -> the six forecasting tasks (STF, LTF, AQA, MCNC, MCAC, VQA)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from almanac.core.io import read_parquet, write_parquet
+from almanac.core.layout import metrics_path
+from almanac.core.params import parse_section
+from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.events.cuts import EventTasksConfig
+from almanac.events.samples import TASKS_REJECTS_PATH, TIMELINES_PATH, samples_path
+from almanac.events.schema import TIMELINE_SCHEMA
+from almanac.events.tasks import STAGE, build_tasks
+from almanac.llm.cache import LLMCache
+from almanac.llm.config import parse_llm_config
+
+
+def main() -> int:
+    started = time.perf_counter()
+    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
+    config = parse_section(EventTasksConfig, params, "event_tasks")
+    llm = parse_llm_config(params)
+    timelines = read_parquet(TIMELINES_PATH, TIMELINE_SCHEMA)
+    with LLMCache(llm.cache_path) as cache:
+        tables, ledger = build_tasks(timelines, config, llm.role(config.role), cache, llm.prompts_dir)
+    for task, table in tables.items():
+        write_parquet(table, samples_path(task))
+    finish_stage(ledger, started, TASKS_REJECTS_PATH, metrics_path(STAGE))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

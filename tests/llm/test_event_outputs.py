@@ -1,0 +1,587 @@
+"""Parsers, text formats, item builders and prompts of the complex-event tasks (OpenForecast recipe)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import pytest
+
+from almanac.core.rejects import StageLedger
+from almanac.llm.cache import LLMCache
+from almanac.llm.event_inputs import (
+    argument_question_item,
+    article_category_item,
+    clip,
+    event_arguments_item,
+    event_negatives_item,
+    format_arguments,
+    format_timeline,
+    normalise_event_date,
+    occurrence_date_item,
+    read_arguments,
+    read_timeline,
+    target_argument_value,
+    timeline_complement_item,
+    timeline_extract_item,
+    timeline_reorder_item,
+)
+from almanac.llm.event_outputs import (
+    ArgumentQuestion,
+    ArticleCategory,
+    EventArguments,
+    EventDate,
+    NegativeEvent,
+    Timeline,
+    TimelineEvent,
+    TimelineOrder,
+    parse_argument_question,
+    parse_article_category,
+    parse_event_arguments,
+    parse_event_negatives,
+    parse_occurrence_date,
+)
+from almanac.llm.parsing import ParseError
+from almanac.llm.prompts import load_prompt
+from almanac.llm.tasks import PARSERS, TaskItem, run_task
+from almanac.llm.timeline_outputs import (
+    parse_timeline_complement,
+    parse_timeline_extract,
+    parse_timeline_reorder,
+)
+from tests.llm.conftest import PROMPTS_DIR, remote_role
+from tests.support.llm_server import LLMTestServer, Reply
+
+Serve = Callable[..., LLMTestServer]
+
+FLOOD = TimelineEvent("The Sava river burst its banks in Veloria.", EventDate("2025-03-04", "day"))
+EVACUATION = TimelineEvent("Veloria ordered 4,000 residents to leave.", EventDate("2025-03", "month"))
+INQUIRY = TimelineEvent("Parliament opened an inquiry into the dams.", EventDate("unknown", "unknown"))
+FLOOD_ARGUMENTS = EventArguments("burst its banks", "The Sava river", "", "Veloria", "4 March 2025")
+
+
+def event_line(date_text: str, text: str) -> str:
+    return f"<event><date>{date_text}</date><text>{text}</text></event>"
+
+
+# -- dates ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("2025-03-04", EventDate("2025-03-04", "day")),
+        ("2024-02-29", EventDate("2024-02-29", "day")),
+        (" 2025-03. ", EventDate("2025-03", "month")),
+        ("1969", EventDate("1969", "year")),
+        ("Unknown", EventDate("unknown", "unknown")),
+    ],
+)
+def test_normalise_event_date_accepts_the_three_precisions(raw: str, expected: EventDate) -> None:
+    assert normalise_event_date(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("2025-02-30", "not a real calendar date"),
+        ("2023-02-29", "not a real calendar date"),
+        ("2025-13", "not a real calendar date"),
+        ("0000", "not a real calendar date"),
+        ("March 2025", "yyyy-MM-dd, yyyy-MM or yyyy"),
+        ("2025-3-4", "yyyy-MM-dd, yyyy-MM or yyyy"),
+        ("2025-03-04/2025-03-09", "yyyy-MM-dd, yyyy-MM or yyyy"),
+        ("", "yyyy-MM-dd, yyyy-MM or yyyy"),
+    ],
+)
+def test_normalise_event_date_rejects_other_forms(raw: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        normalise_event_date(raw)
+
+
+# -- article category and occurrence date -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "<category>Event</category><topic>Disasters and accidents</topic>",
+            ArticleCategory("event", "Disasters and accidents"),
+        ),
+        (
+            "Looks like a war.\n<category>event.</category>\n<topic>armed conflicts & attacks</topic>",
+            ArticleCategory("event", "Armed conflicts and attacks"),
+        ),
+        ("<category>Organisation</category><topic>none</topic>", ArticleCategory("organization", "")),
+        ("<category>Person</category><topic>none</topic>", ArticleCategory("people", "")),
+        ("<category>item Definition</category>", ArticleCategory("definition", "")),
+        (
+            "<category>Sports Competitions</category><topic>Sports</topic>",
+            ArticleCategory("sports competition", ""),
+        ),
+        ("<category>Holidays</category>", ArticleCategory("holiday", "")),
+    ],
+)
+def test_article_category_tolerates_spelling_variants(text: str, expected: ArticleCategory) -> None:
+    assert parse_article_category(text, {}) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("It is an event about a flood.", "missing <category>"),
+        ("<category>city</category><topic>none</topic>", "<category> must be exactly one of"),
+        ("<category>event</category><topic>none</topic>", "an event article needs a <topic>"),
+        ("<category>event</category>", "an event article needs a <topic>"),
+        ("<category>event</category><topic>Weather</topic>", "<topic> must be exactly one of"),
+    ],
+)
+def test_article_category_errors(text: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_article_category(text, {})
+
+
+def test_occurrence_date() -> None:
+    assert parse_occurrence_date("<occurrence_date>2025-07</occurrence_date>", {}) == EventDate(
+        "2025-07", "month"
+    )
+    assert parse_occurrence_date("<occurrence_date>unknown</occurrence_date>", {}).precision == "unknown"
+    with pytest.raises(ParseError, match=r"<occurrence_date>: '2025-02-30' is not a real calendar date"):
+        parse_occurrence_date("<occurrence_date>2025-02-30</occurrence_date>", {})
+    with pytest.raises(ParseError, match="missing <occurrence_date>"):
+        parse_occurrence_date("It happened in July 2025.", {})
+
+
+# -- timeline extraction and complement --------------------------------------------------------------
+
+
+def test_timeline_extract_reads_events_in_order() -> None:
+    text = (
+        "<timeline>\n"
+        + event_line("2025-03-04", "1. The Sava river burst its banks\n in Veloria.")
+        + "\n"
+        + event_line("2025-03", "- Veloria ordered 4,000 residents to leave.")
+        + "\n"
+        + event_line("Unknown", "Parliament opened an inquiry into the dams.")
+        + "\n</timeline>"
+    )
+    assert parse_timeline_extract(text, {}) == Timeline((FLOOD, EVACUATION, INQUIRY))
+
+
+def test_timeline_extract_none_is_an_empty_timeline() -> None:
+    assert parse_timeline_extract("<timeline>None.</timeline>", {}) == Timeline(())
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (event_line("2025-03-04", "The river rose."), "missing <timeline>"),
+        ("<timeline>The river rose on 4 March.</timeline>", "holds no <event>"),
+        ("<timeline><event><text>The river rose.</text></event></timeline>", "<event> 1: missing <date>"),
+        (
+            "<timeline>" + event_line("2025", "A") + event_line("2025-02-30", "B") + "</timeline>",
+            "<event> 2: '2025-02-30' is not a real calendar date",
+        ),
+        ("<timeline>" + event_line("2025", "1. ") + "</timeline>", "<event> 1: <text> is empty"),
+    ],
+)
+def test_timeline_extract_errors(text: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_timeline_extract(text, {})
+
+
+def complement_variables(events: list[TimelineEvent]) -> dict[str, str]:
+    return dict(timeline_complement_item("ce:doc:1", events, date(2025, 3, 9), "News", "text", 0).variables)
+
+
+def test_timeline_complement_adds_before_between_and_after_keeping_existing_wording() -> None:
+    variables = complement_variables([FLOOD, INQUIRY])
+    text = (
+        "<timeline>"
+        + "".join(
+            [
+                event_line("2025-02", "Heavy rain fell on the Sava basin for two weeks."),  # before
+                event_line(
+                    "2025-03-04", "the sava river burst its banks in Veloria"
+                ),  # case and full stop differ
+                event_line("2025-03-05", "Veloria ordered 4,000 residents to leave."),  # between
+                event_line("2025-03-08", "Parliament opened an inquiry into the dams."),  # date refined
+                event_line("2025-03-09", "The water level fell below the alarm mark."),  # after
+            ]
+        )
+        + "</timeline>"
+    )
+    events = parse_timeline_complement(text, variables).events
+    assert [event.text for event in events] == [
+        "Heavy rain fell on the Sava basin for two weeks.",
+        "The Sava river burst its banks in Veloria.",  # the given wording, byte for byte
+        "Veloria ordered 4,000 residents to leave.",
+        "Parliament opened an inquiry into the dams.",
+        "The water level fell below the alarm mark.",
+    ]
+    assert events[3].date == EventDate("2025-03-08", "day")
+
+
+def test_timeline_complement_keeps_a_known_date_the_answer_dropped() -> None:
+    variables = complement_variables([FLOOD])
+    text = "<timeline>" + event_line("unknown", FLOOD.text) + "</timeline>"
+    assert parse_timeline_complement(text, variables).events == (FLOOD,)
+
+
+def test_timeline_complement_with_nothing_new_returns_the_given_timeline() -> None:
+    variables = complement_variables([FLOOD, EVACUATION])
+    text = "<timeline>\n" + format_timeline([FLOOD, EVACUATION]) + "\n</timeline>"  # numbers copied too
+    assert parse_timeline_complement(text, variables) == Timeline((FLOOD, EVACUATION))
+
+
+def test_timeline_complement_rejects_a_dropped_or_reworded_event() -> None:
+    variables = complement_variables([FLOOD, EVACUATION, INQUIRY])
+    reworded = (
+        "<timeline>"
+        + "".join(
+            [
+                event_line("2025-03-04", FLOOD.text),
+                event_line("2025-03", "Veloria told 4,000 residents to leave."),
+                event_line("unknown", INQUIRY.text),
+            ]
+        )
+        + "</timeline>"
+    )
+    with pytest.raises(ParseError, match="existing event 2 is missing or reworded: 'Veloria ordered"):
+        parse_timeline_complement(reworded, variables)
+    with pytest.raises(ParseError, match="existing event 1 is missing"):
+        parse_timeline_complement("<timeline>none</timeline>", variables)
+
+
+def test_timeline_complement_rejects_reordered_existing_events() -> None:
+    variables = complement_variables([FLOOD, EVACUATION, INQUIRY])
+    swapped = (
+        "<timeline>"
+        + "".join(
+            [
+                event_line("2025-03-04", FLOOD.text),
+                event_line("unknown", INQUIRY.text),
+                event_line("2025-03", EVACUATION.text),
+            ]
+        )
+        + "</timeline>"
+    )
+    with pytest.raises(ParseError, match=r"existing event 3 .* was moved"):
+        parse_timeline_complement(swapped, variables)
+
+
+# -- re-ordering ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("3, 1, 2", (2, 0, 1)),
+        ("[3,1,2].", (2, 0, 1)),
+        ("event 2 > event 3 > event 1", (1, 2, 0)),
+        ("1\n2\n3", (0, 1, 2)),
+    ],
+)
+def test_timeline_reorder_reads_a_permutation(raw: str, expected: tuple[int, ...]) -> None:
+    assert parse_timeline_reorder(f"<order>{raw}</order>", {"n_events": "3"}) == TimelineOrder(expected)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("3, 1, 1", r"repeated: 1; missing: 2"),
+        ("3, 1", r"missing: 2"),
+        ("3, 1, 2, 4", r"not event numbers: 4"),
+        ("0, 1, 2", r"not event numbers: 0; missing: 3"),
+        ("3, 1, second", "must list event numbers separated by commas"),
+    ],
+)
+def test_timeline_reorder_rejects_non_permutations(raw: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_timeline_reorder(f"<order>{raw}</order>", {"n_events": "3"})
+    with pytest.raises(ParseError, match="missing <order>"):
+        parse_timeline_reorder("3, 1, 2", {"n_events": "3"})
+
+
+# -- open event extraction -------------------------------------------------------------------------
+
+
+def arguments_block(number: str, event_type: str, subject: str, obj: str, location: str, time: str) -> str:
+    return (
+        f"<arguments><number>{number}</number><event_type>{event_type}</event_type><subject>{subject}</subject>"
+        f"<object>{obj}</object><location>{location}</location><time>{time}</time></arguments>"
+    )
+
+
+def test_event_arguments_are_returned_in_number_order() -> None:
+    text = "\n".join(
+        [
+            arguments_block("2", "ordered", "Veloria", "4,000 residents to leave", "Veloria", "March 2025"),
+            arguments_block("1.", "burst its banks", "The Sava river", "none", "Veloria", "4 March 2025"),
+        ]
+    )
+    assert parse_event_arguments(text, {"n_events": "2"}) == (
+        FLOOD_ARGUMENTS,
+        EventArguments("ordered", "Veloria", "4,000 residents to leave", "Veloria", "March 2025"),
+    )
+    blank = arguments_block("1", "opened", "Parliament", "an inquiry", "N/A", "")
+    assert parse_event_arguments(blank, {"n_events": "1"}) == (
+        EventArguments("opened", "Parliament", "an inquiry", "", ""),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("The subject is the river.", "no <arguments>"),
+        (arguments_block("1", "a", "b", "c", "d", "e"), r"no <arguments> block for event\(s\) 2"),
+        (arguments_block("3", "a", "b", "c", "d", "e"), "<number> 3 is not an event number"),
+        (arguments_block("first", "a", "b", "c", "d", "e"), "<number> must be an event number"),
+        (
+            arguments_block("1", "a", "b", "c", "d", "e").replace("<object>c</object>", "")
+            + arguments_block("2", "a", "b", "c", "d", "e"),
+            r"block 1 \(event 1\): missing <object>",
+        ),
+        (
+            arguments_block("1", "a", "b", "c", "d", "e") + arguments_block("1", "x", "b", "c", "d", "e"),
+            "event 1 has two different <arguments> blocks",
+        ),
+    ],
+)
+def test_event_arguments_errors(text: str, message: str) -> None:
+    with pytest.raises(ParseError, match=message):
+        parse_event_arguments(text, {"n_events": "2"})
+
+
+# -- argument questions and negative events --------------------------------------------------------
+
+GOOD_QUESTION = (
+    "<question>Where will the Sava river burst its banks on 4 March 2025?</question>\n"
+    "<answer>Veloria</answer>\n<negative>Brenna</negative>\n<negative>Osk</negative>\n<negative>Tamar</negative>"
+)
+
+
+def test_argument_question() -> None:
+    assert parse_argument_question(GOOD_QUESTION, {}) == ArgumentQuestion(
+        "Where will the Sava river burst its banks on 4 March 2025?", "Veloria", ("Brenna", "Osk", "Tamar")
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("Where will the", "In which town will the", "must start with Who, What"),
+        ("Where will the", "Where did the", "with 'will'"),
+        ("2025?</question>", "2025.</question>", "must end with a question mark"),
+        ("<answer>Veloria</answer>", "<answer>none</answer>", "<answer> must hold the true value"),
+        ("<answer>Veloria</answer>", "", "missing <answer>"),
+        ("Sava river", "Sava river in Veloria", "gives its answer away"),
+        ("<negative>Tamar</negative>", "", "exactly three <negative> answers, got 2"),
+        ("<negative>Tamar</negative>", "<negative>Tamar</negative><negative>Lod</negative>", "got 4"),
+        ("<negative>Tamar</negative>", "<negative>osk.</negative>", "negatives 2 and 3 are the same"),
+        ("<negative>Osk</negative>", "<negative>VELORIA</negative>", "negative 2 repeats the true answer"),
+        ("<negative>Osk</negative>", "<negative>N/A</negative>", "negative 2 is empty"),
+    ],
+)
+def test_argument_question_errors(old: str, new: str, message: str) -> None:
+    assert old in GOOD_QUESTION
+    with pytest.raises(ParseError, match=message):
+        parse_argument_question(GOOD_QUESTION.replace(old, new), {})
+
+
+def negatives_variables() -> dict[str, str]:
+    item = event_negatives_item("s1", [EVACUATION], FLOOD, FLOOD_ARGUMENTS, [INQUIRY])
+    return dict(item.variables)
+
+
+def negative_block(text: str, event_type: str, subject: str, obj: str, location: str) -> str:
+    return (
+        f"<negative><text>{text}</text><event_type>{event_type}</event_type><subject>{subject}</subject>"
+        f"<object>{obj}</object><location>{location}</location></negative>"
+    )
+
+
+GOOD_NEGATIVES = [
+    ("The Sava river burst its banks in Brenna.", "burst its banks", "The Sava river", "none", "Brenna"),
+    ("The Drava river burst its banks in Veloria.", "burst its banks", "The Drava river", "none", "Veloria"),
+    (
+        "The Sava river fell to a record low in Veloria.",
+        "fell to a record low",
+        "The Sava river",
+        "",
+        "Veloria",
+    ),
+]
+
+
+def test_event_negatives_inherit_the_target_time() -> None:
+    text = "\n".join(negative_block(*fields) for fields in GOOD_NEGATIVES)
+    negatives = parse_event_negatives(text, negatives_variables())
+    assert negatives[0] == NegativeEvent(
+        "The Sava river burst its banks in Brenna.",
+        EventArguments("burst its banks", "The Sava river", "", "Brenna", "4 March 2025"),
+    )
+    assert [negative.arguments.time for negative in negatives] == ["4 March 2025"] * 3
+    assert negatives[2].arguments.event_type == "fell to a record low"
+
+
+@pytest.mark.parametrize(
+    ("replacement", "message"),
+    [
+        (None, "exactly three <negative> blocks, got 2"),
+        (
+            ("the Sava river burst its banks in Veloria", "flooded", "The Sava river", "none", "Veloria"),
+            "negative 3 repeats the true event",
+        ),
+        (GOOD_NEGATIVES[0], "negatives 1 and 3 are the same"),
+        (
+            (
+                "The Sava burst its banks in Veloria again.",
+                "burst its banks",
+                "the Sava river",
+                "none",
+                "Veloria",
+            ),
+            "negative 3 keeps the true event's type, subject, object and location",
+        ),
+    ],
+)
+def test_event_negatives_errors(replacement: tuple[str, ...] | None, message: str) -> None:
+    blocks = [negative_block(*fields) for fields in GOOD_NEGATIVES[:2]]
+    if replacement is not None:
+        blocks.append(negative_block(*replacement))
+    with pytest.raises(ParseError, match=message):
+        parse_event_negatives("\n".join(blocks), negatives_variables())
+
+
+def test_event_negatives_missing_tag_names_the_block() -> None:
+    blocks = [negative_block(*fields) for fields in GOOD_NEGATIVES]
+    blocks[1] = blocks[1].replace("<subject>The Drava river</subject>", "")
+    with pytest.raises(ParseError, match="negative 2: missing <subject>"):
+        parse_event_negatives("".join(blocks), negatives_variables())
+
+
+# -- text formats and builders -----------------------------------------------------------------------
+
+
+def test_timeline_format_round_trip() -> None:
+    text = format_timeline([FLOOD, EVACUATION, INQUIRY])
+    assert text.splitlines()[1] == (
+        "<event><number>2</number><date>2025-03</date><text>Veloria ordered 4,000 residents to leave.</text></event>"
+    )
+    assert read_timeline(text) == [FLOOD, EVACUATION, INQUIRY]
+    assert format_timeline([]) == "(no events yet)" and read_timeline("(no events yet)") == []
+    with pytest.raises(ParseError):
+        read_timeline("1. The river rose.")
+
+
+def test_arguments_format_round_trip() -> None:
+    text = format_arguments(FLOOD_ARGUMENTS)
+    assert text.splitlines() == [
+        "event_type: burst its banks",
+        "subject: The Sava river",
+        "object: none",
+        "location: Veloria",
+        "time: 4 March 2025",
+    ]
+    assert read_arguments(text) == FLOOD_ARGUMENTS
+    with pytest.raises(ParseError, match="lack the line"):
+        read_arguments("\n".join(text.splitlines()[:4]))
+    with pytest.raises(ParseError, match="'name: value'"):
+        read_arguments(text + "\ncause: rain")
+
+
+def test_clip_cuts_at_a_word_boundary() -> None:
+    assert clip("the river burst its banks", 14) == "the river ..."
+    assert clip("the river burst its banks", 0) == "the river burst its banks"
+    assert clip("short", 14) == "short"
+
+
+def test_argument_value_falls_back_to_the_date_for_time_only() -> None:
+    no_time = EventArguments("burst its banks", "The Sava river", "", "Veloria", "")
+    assert target_argument_value(FLOOD, no_time, "time") == "2025-03-04"
+    assert target_argument_value(FLOOD, no_time, "object") == ""
+    with pytest.raises(ValueError, match="no 'object' argument"):
+        argument_question_item("s1", [], FLOOD, no_time, "object", [])
+    with pytest.raises(ValueError, match="unknown argument"):
+        target_argument_value(FLOOD, no_time, "cause")
+
+
+def all_items() -> dict[str, TaskItem]:
+    events = [FLOOD, EVACUATION]
+    return {
+        "article_category": article_category_item("a", "2025 Sava floods", "The Sava flooded.", 100),
+        "occurrence_date": occurrence_date_item("a", "2025 Sava floods", "The Sava flooded.", 100),
+        "timeline_extract": timeline_extract_item("a", "Floods", date(2025, 3, 5), "The Sava flooded.", 100),
+        "timeline_complement": timeline_complement_item("a", events, None, "Inquiry", "MPs met.", 100),
+        "timeline_reorder": timeline_reorder_item("a", "Floods", "The Sava flooded.", events, 100),
+        "event_arguments": event_arguments_item("a", events),
+        "argument_question": argument_question_item(
+            "a", [EVACUATION], FLOOD, FLOOD_ARGUMENTS, "location", []
+        ),
+        "event_negatives": event_negatives_item("a", [], FLOOD, FLOOD_ARGUMENTS, [INQUIRY]),
+    }
+
+
+def test_every_event_prompt_renders_from_its_builder() -> None:
+    for task, item in all_items().items():
+        assert task in PARSERS
+        template = load_prompt(task, PROMPTS_DIR)
+        assert template.version == "1"
+        rendered = "\n".join(text for _, text in template.render(item.variables))  # fails on unused variables
+        assert "{{" not in rendered and "}}" not in rendered, task
+        for value in item.variables.values():
+            assert value in rendered, (task, value)
+
+
+def test_builders_fill_the_contract_variables() -> None:
+    items = all_items()
+    assert items["timeline_extract"].variables["document_date"] == "2025-03-05"
+    assert items["timeline_complement"].variables["news_date"] == "unknown"
+    assert items["timeline_complement"].variables["n_events"] == "2"
+    aqa = items["argument_question"].variables
+    assert (aqa["argument"], aqa["argument_value"], aqa["target_date"]) == (
+        "location",
+        "Veloria",
+        "2025-03-04",
+    )
+    assert read_timeline(aqa["background"]) == [EVACUATION]
+    assert read_arguments(items["event_negatives"].variables["target_arguments"]) == FLOOD_ARGUMENTS
+
+
+# -- through run_task and the loopback server ----------------------------------------------------------
+
+
+def test_run_task_repairs_bad_order_and_bad_negatives(serve: Serve, cache: LLMCache) -> None:
+    def script(body: dict[str, Any], seen: int) -> Reply:
+        repairing = any(message["role"] == "assistant" for message in body["messages"])
+        prompt = body["messages"][1]["content"]
+        if "<order>" in prompt:
+            return Reply(text="<order>2, 3, 1</order>" if repairing else "<order>2, 2, 1</order>")
+        blocks = [negative_block(*fields) for fields in GOOD_NEGATIVES]
+        return Reply(text="\n".join(blocks if repairing else blocks[:2]))
+
+    server = serve(script)
+    role = remote_role(server, name="annotator")
+    ledger = StageLedger("event_timeline")
+    reorder = timeline_reorder_item("ce1:reorder", "Floods", "sources", [FLOOD, EVACUATION, INQUIRY], 0)
+    [order] = run_task(role, "timeline_reorder", [reorder], cache, ledger, PROMPTS_DIR)
+    assert order.ok and order.repaired and order.value == TimelineOrder((1, 2, 0))
+    repair_prompt = server.chat_bodies[1]["messages"][-1]["content"]
+    assert "repeated: 2; missing: 3" in repair_prompt
+
+    item = event_negatives_item("s1", [EVACUATION], FLOOD, FLOOD_ARGUMENTS, [INQUIRY])
+    [negatives] = run_task(role, "event_negatives", [item], cache, ledger, PROMPTS_DIR)
+    assert negatives.ok and negatives.repaired and negatives.value is not None
+    assert [negative.text for negative in negatives.value] == [fields[0] for fields in GOOD_NEGATIVES]
+    assert "exactly three <negative> blocks, got 2" in server.chat_bodies[3]["messages"][-1]["content"]
+    assert server.chat_requests == 4
+    assert ledger.extra["llm"]["annotator.repaired"] == 2
+
+
+def test_only_a_leading_list_mark_is_stripped() -> None:
+    text = "<timeline>" + event_line("2025", "2.5 million people fled the 3. district.") + "</timeline>"
+    [event] = parse_timeline_extract(text, {}).events
+    assert event.text == "2.5 million people fled the 3. district."
