@@ -161,3 +161,20 @@ def test_openforecast_tasks_exist_for_train_and_test(built: Path) -> None:
         metrics = json.loads((built / metrics_path(name)).read_text())
         assert metrics["items_in"] == metrics["items_out"] + metrics["rejected"], name
     assert "Table 4" in (built / "reports/openforecast_stats.md").read_text()
+
+
+def test_mirai_queries_per_month_with_answers(built: Path) -> None:
+    """Issue 6's bar: a seeded query split per month, each query with its answer set."""
+    for month in MONTHS:
+        queries = pq.read_table(built / "data/mirai/queries" / f"{month}.parquet").to_pylist()
+        assert queries, month
+        for query in queries:
+            assert query["date"].isoformat()[:7] == month
+            assert query["answers"] and query["answers"] == sorted(query["answers"])
+            assert {root for root in query["answer_roots"]} == {code[:2] for code in query["answers"]}
+            assert query["subject"] != query["object"]
+        metrics = json.loads((built / metrics_path("relation_split", month)).read_text())
+        assert metrics["items_in"] == metrics["items_out"] + metrics["rejected"]
+    clean = json.loads((built / metrics_path("gdelt_clean")).read_text())
+    assert clean["items_in"] == clean["items_out"] + clean["rejected"] > 0
+    assert "not_reported_today" in clean["rejected_by_reason"]

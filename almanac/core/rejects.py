@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from almanac.core.schemas import REJECT_SCHEMA, table_from_rows
 
@@ -62,14 +63,18 @@ class StageLedger:
         bucket[label] = bucket.get(label, 0) + amount
 
     @property
+    def rejected(self) -> int:
+        return len(self.rejects)
+
+    @property
     def rejected_by_reason(self) -> dict[str, int]:
         return dict(sorted(Counter(reject.reason for reject in self.rejects).items()))
 
     def check_balance(self) -> None:
-        if self.items_in != self.items_out + len(self.rejects):
+        if self.items_in != self.items_out + self.rejected:
             raise AssertionError(
                 f"{self.stage}: items_in={self.items_in} != items_out={self.items_out}"
-                f" + rejected={len(self.rejects)}; some item was lost without a reject row"
+                f" + rejected={self.rejected}; some item was lost without a reject row"
             )
 
     def metrics(self, seconds: float) -> dict[str, Any]:
@@ -78,7 +83,7 @@ class StageLedger:
             "stage": self.stage,
             "items_in": self.items_in,
             "items_out": self.items_out,
-            "rejected": len(self.rejects),
+            "rejected": self.rejected,
             "rejected_by_reason": self.rejected_by_reason,
             "seconds": round(seconds, 3),
             **self.extra,
@@ -90,6 +95,43 @@ class StageLedger:
             (asdict(reject) for reject in self.rejects), key=lambda r: (r["source"], r["id"], r["reason"])
         )
         return table_from_rows(rows, REJECT_SCHEMA)
+
+
+@dataclass
+class TableLedger(StageLedger):
+    """A ledger that also takes rejects as whole Arrow tables (REJECT_SCHEMA columns).
+
+    A month of GDELT exports has millions of rows and most are dropped by some rule; one Python
+    ``Reject`` per row would take gigabytes and minutes. Rules computed in DuckDB hand their rejects
+    over as tables; counts, the balance check and the rejects file treat them like single rejects.
+    """
+
+    tables: list[pa.Table] = field(default_factory=list)
+
+    def reject_table(self, table: pa.Table) -> None:
+        table = table.select(REJECT_SCHEMA.names).cast(REJECT_SCHEMA)
+        stages = set(pc.unique(table.column("stage")).to_pylist())
+        if stages - {self.stage}:
+            raise ValueError(f"{self.stage}: reject table carries rows of stages {sorted(stages)}")
+        self.tables.append(table)
+
+    @property
+    def rejected(self) -> int:
+        return len(self.rejects) + sum(int(table.num_rows) for table in self.tables)
+
+    @property
+    def rejected_by_reason(self) -> dict[str, int]:
+        counts = Counter(reject.reason for reject in self.rejects)
+        for table in self.tables:
+            for entry in pc.value_counts(table.column("reason")).to_pylist():
+                counts[entry["values"]] += entry["counts"]
+        return dict(sorted(counts.items()))
+
+    def rejects_table(self) -> pa.Table:
+        combined = pa.concat_tables([super().rejects_table(), *self.tables])
+        return combined.sort_by(
+            [("source", "ascending"), ("id", "ascending"), ("reason", "ascending")]
+        ).combine_chunks()
 
 
 def gather(

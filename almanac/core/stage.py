@@ -34,7 +34,7 @@ def finish_stage(
         "in=%d out=%d rejected=%d %s",
         ledger.items_in,
         ledger.items_out,
-        len(ledger.rejects),
+        ledger.rejected,
         ledger.rejected_by_reason,
     )
     return metrics

@@ -247,7 +247,7 @@ def resolve_event_sources(
             detail = f"{event['source']}: {event['summary'][:160]}"
             ledger.reject(event["id"], "no_source_link", detail, event["id"])
         pairs.extend((event["id"], url) for url in urls)
-    articles = _corpus_articles(corpus, {match_key(url) for _, url in pairs})
+    articles = corpus_articles(corpus, {match_key(url) for _, url in pairs})
 
     fetched: dict[str, dict[str, Any] | FetchResult] = {}
     rows: list[dict[str, Any]] = []
@@ -287,7 +287,7 @@ def _fetched_article(url: str, result: FetchResult, ledger: StageLedger) -> dict
     return {"article_id": content_id(url, result.text), **article, "origin": "fetched"}
 
 
-def _corpus_articles(corpus: pa.Table, keys: set[str]) -> dict[str, dict[str, Any]]:
+def corpus_articles(corpus: pa.Table, keys: set[str]) -> dict[str, dict[str, Any]]:
     """Corpus articles whose URL matches a key; of several, the earliest published, then lowest id."""
     indices = [index for index, url in enumerate(corpus.column("url").to_pylist()) if match_key(url) in keys]
     found: dict[str, dict[str, Any]] = {}

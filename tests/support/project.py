@@ -74,6 +74,8 @@ def output_digests(
         "data/wiki",
         "data/wcep",
         "data/events",
+        "data/gdelt",
+        "data/mirai",
     ),
 ) -> dict[str, str]:
     """sha256 of every Parquet output, by relative path."""

@@ -1,0 +1,264 @@
+"""Download one month of GDELT 2.0 export (and mentions) files, each checked against the masterfilelist.
+
+Every file is taken either from a local mirror (``mirror_dir``, by file name) or from its URL, and is
+only renamed into ``data/gdelt/raw/<month>/`` once its size and MD5 match the masterfilelist line. A
+file already there and matching is skipped without a request. A file that still does not match after
+the retries is recorded as failed (in ``MANIFEST.json`` and the metrics) while the other files of the
+month are still fetched; the stage then exits non-zero naming it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from almanac.core.download import DownloadConfig, DownloadError, download_file, fetch_bytes
+from almanac.core.io import write_json
+from almanac.gdelt.masterlist import (
+    MasterFile,
+    MasterlistProblem,
+    month_problems,
+    parse_masterfilelist,
+    select_month,
+)
+
+log = logging.getLogger(__name__)
+STAGE = "gdelt_download"
+MANIFEST_NAME = "MANIFEST.json"
+
+
+@dataclass(frozen=True)
+class GdeltDownloadConfig:
+    masterfilelist_url: str = "http://data.gdeltproject.org/gdeltv2/masterfilelist.txt"
+    masterfilelist_file: str = ""  # a local copy of the list; "" = fetch masterfilelist_url
+    mirror_dir: str = ""  # "" = download each URL; else copy files by name from this folder
+    include_mentions: bool = True
+    retries: int = 6
+    timeout_s: float = 60.0
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 60.0
+
+    def download_config(self) -> DownloadConfig:
+        return DownloadConfig(
+            retries=self.retries,
+            timeout_s=self.timeout_s,
+            backoff_initial_s=self.backoff_initial_s,
+            backoff_max_s=self.backoff_max_s,
+        )
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    file: MasterFile
+    status: str  # "fetched" | "copied" | "skipped" (already present and verified) | "failed"
+    reason: str = ""  # failed only: md5_mismatch | size_mismatch | missing_from_mirror | download_failed
+    detail: str = ""
+    attempts: int = 0  # HTTP attempts (0 for mirror copies and skipped files)
+    resumed: bool = False
+
+
+@dataclass
+class MonthDownload:
+    month: str
+    masterlist_source: str
+    masterlist_files: int
+    masterlist_problems: list[MasterlistProblem]
+    outcomes: list[FileOutcome] = field(default_factory=list)
+    removed_stale: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[FileOutcome]:
+        return [outcome for outcome in self.outcomes if outcome.status == "failed"]
+
+
+def read_masterfilelist(
+    config: GdeltDownloadConfig,
+    session: requests.Session | None = None,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[str, str]:
+    """(where the list came from, its text); undecodable bytes become U+FFFD and so garbled lines."""
+    if config.masterfilelist_file:
+        path = Path(config.masterfilelist_file)
+        return path.as_posix(), path.read_bytes().decode("utf-8", errors="replace")
+    raw = fetch_bytes(config.masterfilelist_url, config.download_config(), session, sleep=sleep)
+    return config.masterfilelist_url, raw.decode("utf-8", errors="replace")
+
+
+def download_month(
+    month: str,
+    out_root: Path,
+    config: GdeltDownloadConfig,
+    *,
+    session: requests.Session | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> MonthDownload:
+    """Bring ``out_root/<month>/`` in line with the masterfilelist's files of ``month``."""
+    source, text = read_masterfilelist(config, session, sleep=sleep)
+    files, problems = parse_masterfilelist(text)
+    selected = select_month(files, month, config.include_mentions)
+    result = MonthDownload(month, source, len(files), problems)
+    download_config = config.download_config()
+    month_dir = Path(out_root) / month
+    month_dir.mkdir(parents=True, exist_ok=True)
+    result.removed_stale = _remove_stale(month_dir, {f.name for f in selected})
+    try:
+        with nullcontext(session) if session is not None else requests.Session() as client:
+            for master in selected:
+                if config.mirror_dir:
+                    outcome = copy_from_mirror(master, Path(config.mirror_dir), month_dir)
+                else:
+                    outcome = fetch_file(master, month_dir, download_config, client, sleep)
+                if outcome.status == "failed":
+                    log.error("%s: %s (%s)", master.name, outcome.reason, outcome.detail)
+                result.outcomes.append(outcome)
+    finally:  # an interrupted run still records what it finished
+        write_manifest(result, month_dir / MANIFEST_NAME)
+    return result
+
+
+def fetch_file(
+    master: MasterFile,
+    month_dir: Path,
+    config: DownloadConfig,
+    session: requests.Session,
+    sleep: Callable[[float], None],
+) -> FileOutcome:
+    last_problem: list[str] = []
+
+    def verify(part: Path) -> None:
+        # Checked inside the retry loop, so a corrupted transfer is fetched again within the budget.
+        problem = check_file(part, master)
+        if problem is not None:
+            last_problem.append(problem[0])
+            raise ValueError(problem[1])
+
+    try:
+        done = download_file(
+            master.url,
+            month_dir / master.name,
+            config,
+            expected_size=master.size,
+            expected_digests={"md5": master.md5},
+            verify=verify,
+            session=session,
+            sleep=sleep,
+        )
+    except DownloadError as error:
+        reason = last_problem[-1] if last_problem else "download_failed"
+        return FileOutcome(master, "failed", reason, error.reason)
+    status = "skipped" if done.attempts == 0 else "fetched"
+    return FileOutcome(master, status, attempts=done.attempts, resumed=done.resumed)
+
+
+def copy_from_mirror(master: MasterFile, mirror_dir: Path, month_dir: Path) -> FileOutcome:
+    dest = month_dir / master.name
+    if dest.exists():
+        if check_file(dest, master) is None:
+            return FileOutcome(master, "skipped")
+        dest.unlink()  # known-bad bytes must not stay where ingest would read them
+    source = mirror_dir / master.name
+    if not source.is_file():
+        return FileOutcome(master, "failed", "missing_from_mirror", f"{source} does not exist")
+    part = dest.with_name(dest.name + ".part")
+    shutil.copyfile(source, part)
+    problem = check_file(part, master)
+    if problem is not None:
+        part.unlink()
+        return FileOutcome(master, "failed", problem[0], f"{source}: {problem[1]}")
+    os.replace(part, dest)
+    return FileOutcome(master, "copied")
+
+
+def check_file(path: Path, master: MasterFile) -> tuple[str, str] | None:
+    """(reason, detail) when ``path`` is not the listed file; size first, so a short file is not hashed."""
+    size = path.stat().st_size
+    if size != master.size:
+        return "size_mismatch", f"size {size} != listed {master.size}"
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    if digest.hexdigest() != master.md5:
+        return "md5_mismatch", f"md5 {digest.hexdigest()} != listed {master.md5}"
+    return None
+
+
+def write_manifest(result: MonthDownload, path: Path) -> None:
+    """What is on disk and verified, what failed, and the list's problems for this month.
+
+    Attempt counts and timings stay out (they go to the metrics) so reruns write identical bytes.
+    """
+    files = [
+        {"file": o.file.name, "kind": o.file.kind, "size": o.file.size, "md5": o.file.md5, "url": o.file.url}
+        for o in sorted(result.outcomes, key=lambda o: o.file.name)
+        if o.status != "failed"
+    ]
+    failed = [
+        {"file": o.file.name, "url": o.file.url, "reason": o.reason, "detail": o.detail}
+        for o in sorted(result.failed, key=lambda o: o.file.name)
+    ]
+    problems = [p.as_dict() for p in month_problems(result.masterlist_problems, result.month)]
+    manifest = {
+        "month": result.month,
+        "masterfilelist": result.masterlist_source,
+        "files": files,
+        "failed": failed,
+        "masterfilelist_problems": problems,
+    }
+    write_json(manifest, path)
+
+
+def download_metrics(result: MonthDownload, seconds: float) -> dict[str, Any]:
+    outcomes = result.outcomes
+    by_status = {s: sum(o.status == s for o in outcomes) for s in ("fetched", "copied", "skipped", "failed")}
+    reasons: dict[str, int] = {}
+    for outcome in result.failed:
+        reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
+    return {
+        "stage": STAGE,
+        "month": result.month,
+        "items_in": len(outcomes),
+        "items_out": len(outcomes) - by_status["failed"],
+        "rejected": by_status["failed"],
+        "rejected_by_reason": dict(sorted(reasons.items())),
+        "failed": [
+            {"file": o.file.name, "reason": o.reason, "detail": o.detail}
+            for o in sorted(result.failed, key=lambda o: o.file.name)
+        ],
+        **{f"files_{status}": count for status, count in by_status.items()},
+        "files_resumed": sum(o.resumed for o in outcomes),
+        "http_attempts": sum(o.attempts for o in outcomes),
+        "bytes": sum(o.file.size for o in outcomes if o.status != "failed"),
+        "files_by_kind": {
+            kind: sum(o.file.kind == kind for o in outcomes) for kind in ("export", "mentions")
+        },
+        "masterfilelist": result.masterlist_source,
+        "masterfilelist_files": result.masterlist_files,
+        "masterfilelist_problems": len(result.masterlist_problems),
+        "masterfilelist_problems_this_month": len(month_problems(result.masterlist_problems, result.month)),
+        "removed_stale": result.removed_stale,
+        "seconds": round(seconds, 3),
+    }
+
+
+def _remove_stale(month_dir: Path, wanted: set[str]) -> list[str]:
+    """Delete zips (and unfinished ``.part`` files) the selection no longer lists, e.g. mentions after
+    ``include_mentions`` was switched off: ingest reads whatever is in the folder."""
+    removed = []
+    for path in sorted(month_dir.iterdir()):
+        name = path.name.removesuffix(".part")
+        if path.is_file() and name.lower().endswith(".zip") and name not in wanted:
+            path.unlink()
+            removed.append(path.name)
+    return removed

@@ -1,0 +1,41 @@
+"""DVC stage ``gdelt_download@<month>``: the month's GDELT 2.0 export/mentions zips, MD5-verified."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from almanac.core.download import DownloadError
+from almanac.core.io import write_json
+from almanac.core.layout import metrics_path
+from almanac.core.params import parse_section
+from almanac.core.stage import parse_stage_args
+from almanac.gdelt import GDELT_DIR
+from almanac.gdelt.download import STAGE, GdeltDownloadConfig, download_metrics, download_month
+
+
+def main() -> int:
+    started = time.perf_counter()
+    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
+    config = parse_section(GdeltDownloadConfig, params, STAGE)
+    try:
+        result = download_month(args.month, GDELT_DIR / "raw", config)
+    except (DownloadError, OSError) as error:  # no masterfilelist: nothing can be selected or verified
+        print(f"{STAGE}: cannot read the masterfilelist: {error}", file=sys.stderr)
+        return 1
+    metrics = download_metrics(result, time.perf_counter() - started)
+    write_json(metrics, metrics_path(STAGE, args.month))
+    print(
+        f"{args.month}: {metrics['items_in']} files selected, {metrics['files_fetched']} fetched,"
+        f" {metrics['files_copied']} copied from the mirror, {metrics['files_skipped']} already verified,"
+        f" {metrics['rejected']} failed"
+    )
+    for failure in metrics["failed"]:
+        print(
+            f"{STAGE}: FAILED {failure['file']}: {failure['reason']} ({failure['detail']})", file=sys.stderr
+        )
+    return 1 if metrics["rejected"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

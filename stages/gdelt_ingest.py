@@ -1,0 +1,34 @@
+"""DVC stage ``gdelt_ingest@<month>``: the month's GDELT export/mentions files -> typed Parquet + rejects."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from almanac.core.io import write_parquet
+from almanac.core.layout import metrics_path
+from almanac.core.parallel import RayConfig, parallel_map
+from almanac.core.params import parse_section
+from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.gdelt import events_path, ingest_rejects_path, mentions_path, raw_month_dir
+from almanac.gdelt.ingest import STAGE, combine, discover_files, ingest_file
+
+
+def main() -> int:
+    started = time.perf_counter()
+    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
+    ray_config = parse_section(RayConfig, params, "ray")
+    try:
+        tasks = discover_files(raw_month_dir(args.month))
+        month = combine(parallel_map(ingest_file, tasks, ray_config), files=len(tasks))
+    except OSError as error:  # an input that cannot be read at all: say which and stop
+        print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
+        return 1
+    write_parquet(month.events, events_path(args.month))
+    write_parquet(month.mentions, mentions_path(args.month))
+    finish_stage(month.ledger, started, ingest_rejects_path(args.month), metrics_path(STAGE, args.month))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,306 @@
+"""The scorer on cases worked out by hand (natural logs; epsilon = 1e-10 unless said otherwise).
+
+Useful values: ln(1e10) = 23.0258509, ln(5e9) = ln 5 + 9 ln 10 = 22.3327037, ln 0.5 = -0.6931472,
+ln 1.125 = 0.1177830, ln 1.5 = 0.4054651.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from almanac.core.io import write_parquet
+from almanac.core.schemas import table_from_rows
+from almanac.mirai.predictions import load_predictions, parse_predictions
+from almanac.mirai.queries import QUERY_SCHEMA, Group, query_row
+from almanac.mirai.score import main, score_predictions
+from tests.mirai.quads import REGIONS
+
+LN_1E10 = 23.0258509
+HALF_MISSING = 0.5 * -0.6931472 + 0.5 * 22.3327037  # 0.5 ln(0.5 / 1) + 0.5 ln(0.5 / 1e-10) = 10.8197783
+
+
+def _query(query_id: str, answers: list[str]) -> dict[str, Any]:
+    return {"query_id": query_id, "answers": answers, "answer_roots": sorted({a[:2] for a in answers})}
+
+
+def _one(answers: list[str], prediction: object, mapping: str = "gdelt") -> dict[str, Any]:
+    report = score_predictions([_query("q", answers)], {"q": prediction}, mapping)
+    result: dict[str, Any] = report["per_query"][0]
+    return result
+
+
+def test_brief_example_second_and_first_level() -> None:
+    # truth {04: [042, 043]}, forecast {04: [042], 03: [036]}
+    # second level: 1 hit of 2 predicted, of 2 true -> P = R = F1 = 1/2
+    # first level: predicted {03, 04}, true {04} -> P = 1/2, R = 1, F1 = 2 * 1/2 * 1 / (3/2) = 2/3
+    # classes: 03 and 04 are both verbal cooperation under both mappings -> P = Q -> KL = 0
+    for mapping in ("gdelt", "mirai"):
+        result = _one(["042", "043"], {"04": ["042"], "03": ["036"]}, mapping)
+        assert result["second_level"] == pytest.approx({"precision": 0.5, "recall": 0.5, "f1": 0.5})
+        assert result["first_level"] == pytest.approx({"precision": 0.5, "recall": 1.0, "f1": 2 / 3})
+        assert result["binary_kl"] == pytest.approx(0.0, abs=1e-12)
+        assert result["quad_kl"] == pytest.approx(0.0, abs=1e-12)
+        assert result["status"] == "scored"
+
+
+def test_root_05_splits_the_mappings() -> None:
+    # truth {04: [042], 05: [051]}, forecast {04: [042]}
+    # second level P = 1, R = 1/2, F1 = 2/3; first level the same.
+    # gdelt: 04 and 05 are both verbal cooperation -> P = Q = (1, 0, 0, 0) -> quad KL 0
+    # mirai: 05 is material cooperation -> P = (1/2, 1/2, 0, 0), Q = (1, 0, 0, 0)
+    #   KL = 0.5 ln(0.5 / 1) + 0.5 ln(0.5 / 1e-10) = 10.8197783 (epsilon elsewhere changes it by < 1e-8)
+    # binary: all cooperation under both -> 0
+    gdelt = _one(["042", "051"], {"04": ["042"]}, "gdelt")
+    mirai = _one(["042", "051"], {"04": ["042"]}, "mirai")
+    for result in (gdelt, mirai):
+        assert result["second_level"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+        assert result["first_level"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+        assert result["binary_kl"] == pytest.approx(0.0, abs=1e-12)
+    assert gdelt["quad_kl"] == pytest.approx(0.0, abs=1e-12)
+    assert mirai["quad_kl"] == pytest.approx(HALF_MISSING, abs=1e-6)
+
+
+def test_roots_14_and_16_split_the_mappings_the_other_way() -> None:
+    # truth {14: [141], 16: [160]}, forecast {16: [163]}
+    # second level: no hit -> P = R = F1 = 0; first level: predicted {16} of true {14, 16} -> 1, 1/2, 2/3
+    # gdelt: 14 is verbal conflict (10-14), 16 material conflict (15-20)
+    #   -> P = (0, 0, 1/2, 1/2), Q = (0, 0, 0, 1)
+    #   KL = e ln(e / e) * 2 + (1/2 + e) ln((1/2 + e) / e) + (1/2 + e) ln((1/2 + e) / (1 + e))
+    #      = 0.5 ln(5e9) + 0.5 ln 0.5 + O(1e-9) = 11.1663519 - 0.3465736 = 10.8197783
+    # mirai: 14 and 16 are both verbal conflict (09-16) -> P = Q = (0, 0, 1, 0) -> quad KL 0
+    # binary: 14 and 16 are conflict under both -> P = Q = (0, 1) -> 0
+    gdelt = _one(["141", "160"], {"16": ["163"]}, "gdelt")
+    mirai = _one(["141", "160"], {"16": ["163"]}, "mirai")
+    for result in (gdelt, mirai):
+        assert result["second_level"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+        assert result["first_level"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+        assert result["binary_kl"] == pytest.approx(0.0, abs=1e-12)
+    assert gdelt["quad_kl"] == pytest.approx(HALF_MISSING, abs=1e-6)
+    assert mirai["quad_kl"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_roots_14_and_19_are_scored_alike_under_both_mappings() -> None:
+    # truth {14: [141], 19: [190]}, forecast {19: [193]}
+    # 14 is verbal conflict under both (gdelt 10-14, mirai 09-16) and 19 material conflict under both,
+    # so P = (0, 0, 1/2, 1/2), Q = (0, 0, 0, 1) under either -> quad KL 10.8197783 (as above); binary 0
+    for mapping in ("gdelt", "mirai"):
+        result = _one(["141", "190"], {"19": ["193"]}, mapping)
+        assert result["quad_kl"] == pytest.approx(HALF_MISSING, abs=1e-6)
+        assert result["binary_kl"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_root_09_splits_the_binary_class() -> None:
+    # truth {08: [081], 09: [091]}, forecast {08: [081]}
+    # second level: predicted {081} of true {081, 091} -> P = 1, R = 1/2, F1 = 2/3; first level the same
+    # gdelt: 08 and 09 are both material cooperation (06-09)
+    #   -> binary P = Q = (1, 0) and quad P = Q = (0, 1, 0, 0) -> both KL 0
+    # mirai: 08 is material cooperation (05-08), 09 verbal conflict (09-16)
+    #   binary P = (1/2, 1/2), Q = (1, 0):
+    #     (1/2 + e) ln((1/2 + e) / (1 + e)) + (1/2 + e) ln((1/2 + e) / e) = 0.5 ln 0.5 + 0.5 ln(5e9) = 10.8197783
+    #   quad P = (0, 1/2, 1/2, 0), Q = (0, 1, 0, 0): the same two non-zero terms -> 10.8197783
+    gdelt = _one(["081", "091"], {"08": ["081"]}, "gdelt")
+    mirai = _one(["081", "091"], {"08": ["081"]}, "mirai")
+    for result in (gdelt, mirai):
+        assert result["second_level"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+        assert result["first_level"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
+    assert gdelt["binary_kl"] == pytest.approx(0.0, abs=1e-12)
+    assert gdelt["quad_kl"] == pytest.approx(0.0, abs=1e-12)
+    assert mirai["binary_kl"] == pytest.approx(HALF_MISSING, abs=1e-6)
+    assert mirai["quad_kl"] == pytest.approx(HALF_MISSING, abs=1e-6)
+
+
+def test_partial_class_overlap_and_a_root_without_codes() -> None:
+    # truth {04: [042], 19: [190]}, forecast {04: [042], 05: [], 19: [190]} (05 predicted as a root only)
+    # second level {042, 190} = truth -> 1, 1, 1; first level predicted {04, 05, 19} -> P = 2/3, R = 1,
+    # F1 = 2 * (2/3) / (5/3) = 0.8
+    # binary: P = (1/2, 1/2), Q = (2/3, 1/3): 0.5 ln(0.75) + 0.5 ln(1.5) = 0.5 ln 1.125 = 0.0588915
+    # gdelt quad: P = (1/2, 0, 0, 1/2), Q = (2/3, 0, 0, 1/3) -> the same 0.0588915
+    # mirai quad: Q = (1/3, 1/3, 0, 1/3): 0.5 ln(1.5) + 0.5 ln(1.5) = ln 1.5 = 0.4054651
+    forecast = {"04": ["042"], "05": [], "19": ["190"]}
+    gdelt = _one(["042", "190"], forecast, "gdelt")
+    mirai = _one(["042", "190"], forecast, "mirai")
+    assert gdelt["second_level"] == pytest.approx({"precision": 1.0, "recall": 1.0, "f1": 1.0})
+    assert gdelt["first_level"] == pytest.approx({"precision": 2 / 3, "recall": 1.0, "f1": 0.8})
+    assert gdelt["binary_kl"] == pytest.approx(0.5 * 0.1177830, abs=1e-6)
+    assert gdelt["quad_kl"] == pytest.approx(0.5 * 0.1177830, abs=1e-6)
+    assert mirai["quad_kl"] == pytest.approx(0.4054651, abs=1e-6)
+
+
+def test_empty_forecast() -> None:
+    # {} predicts nothing: P = R = F1 = 0. Truth {04}: binary P = (1, 0), Q = (0, 0) ->
+    # (1 + e) ln((1 + e) / e) + e ln(e / e) = ln(1e10) + O(1e-9) = 23.0258509; the quad KL is the same.
+    result = _one(["042"], {})
+    assert result["status"] == "empty"
+    assert result["first_level"] == result["second_level"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert result["binary_kl"] == pytest.approx(LN_1E10, abs=1e-6)
+    assert result["quad_kl"] == pytest.approx(LN_1E10, abs=1e-6)
+
+
+def test_opposite_binary_class_and_a_larger_epsilon() -> None:
+    # truth {19}, forecast {04}: binary P = (0, 1), Q = (1, 0)
+    # with e = 1e-3: e ln(e / (1 + e)) + (1 + e) ln((1 + e) / e)
+    #   = 0.001 * (-6.9087548) + 1.001 * 6.9087548 = 6.9087548 (ln 1001 = 6.9087548)
+    report = score_predictions([_query("q", ["190"])], {"q": {"04": ["042"]}}, "gdelt", kl_epsilon=1e-3)
+    assert report["per_query"][0]["binary_kl"] == pytest.approx(6.9087548, abs=1e-6)
+    assert report["kl_epsilon"] == 1e-3
+
+
+@pytest.mark.parametrize(
+    ("forecast", "reason"),
+    [
+        (["042"], "not_a_dict"),
+        ("{'04': ['042']}", "not_a_dict"),
+        ({"4": ["042"]}, "bad_root_code"),
+        ({"04": ["42"]}, "bad_code"),
+        ({"04": ["0421"]}, "bad_code"),
+        ({"04": [42]}, "bad_code"),
+        ({"04": ["036"]}, "wrong_root"),
+        ({"04": "042"}, "not_a_list"),
+        ({"04": ["042"], "21": []}, "bad_root_code"),
+    ],
+)
+def test_malformed_forecasts_score_as_empty(forecast: object, reason: str) -> None:
+    report = score_predictions([_query("q", ["042"])], {"q": forecast})
+    result = report["per_query"][0]
+    assert result["status"] == "malformed"
+    assert result["second_level"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert result["binary_kl"] == pytest.approx(LN_1E10, abs=1e-6)
+    assert report["predictions"]["malformed_by_reason"] == {reason: 1}
+
+
+def test_file_formats_duplicates_and_unreadable_lines() -> None:
+    lines = [
+        json.dumps({"query_id": "a", "prediction": {"04": ["042"]}}),
+        "not json at all",
+        json.dumps({"query_id": "b", "prediction": {"04": ["042"]}}),
+        json.dumps({"query_id": "b", "prediction": {"19": ["190"]}}),  # b twice: ambiguous
+        '{"query_id": "c", "prediction": {"04": ["042"], "04": ["043"]}}',  # a repeated key
+        json.dumps({"query_id": "zz", "prediction": {}}),  # not a query of this split
+        json.dumps({"prediction": {}}),  # no query id
+        "",
+    ]
+    loaded = parse_predictions("\n".join(lines))
+    assert loaded.unreadable_records == 2
+    queries = [_query(q, ["042"]) for q in ("a", "b", "c", "d")]
+    report = score_predictions(queries, loaded)
+    status = {q["query_id"]: q["status"] for q in report["per_query"]}
+    assert status == {"a": "scored", "b": "malformed", "c": "malformed", "d": "missing"}
+    assert report["predictions"] == {
+        "scored": 1,
+        "empty": 0,
+        "malformed": 2,
+        "missing": 1,
+        "malformed_by_reason": {"duplicate_query_id": 1, "repeated_key": 1},
+        "unknown_query_ids": 1,
+        "unreadable_records": 2,
+    }
+    # means over all four queries: only a is right (F1 1) -> 1/4; its KL is 0, the other three ~ln(1e10)
+    assert report["mean"]["second_level"]["f1"] == pytest.approx(0.25)
+    assert report["mean"]["binary_kl"] == pytest.approx(3 * LN_1E10 / 4, abs=1e-6)
+
+
+def test_json_object_and_json_list_forms_read_the_same() -> None:
+    as_object = parse_predictions(json.dumps({"a": {"04": ["042"]}, "b": {}}))
+    as_list = parse_predictions(
+        json.dumps([{"query_id": "a", "prediction": {"04": ["042"]}}, {"query_id": "b", "prediction": {}}])
+    )
+    one_line = parse_predictions(json.dumps({"query_id": "a", "prediction": {"04": ["042"]}}))
+    assert as_object.by_query == as_list.by_query == {"a": {"04": ["042"]}, "b": {}}
+    assert one_line.by_query == {"a": {"04": ["042"]}}
+    repeated = parse_predictions('{"a": {}, "a": {"04": ["042"]}}')
+    assert score_predictions([_query("a", ["042"])], repeated)["predictions"]["malformed_by_reason"] == {
+        "duplicate_query_id": 1
+    }
+
+
+def _queries_file(path: Path) -> None:
+    groups = [
+        Group(date(2025, 5, 12), "USA", "CHN", {"042", "043"}, 150, {"u1", "u2", "u3", "u4", "u5"}),
+        Group(date(2025, 5, 13), "FRA", "DEU", {"042", "051"}, 150, {"u1", "u2", "u3", "u4", "u5"}),
+    ]
+    rows = [query_row(g, "2025-05", REGIONS, (1, 7, 30, 90)) for g in groups]
+    write_parquet(table_from_rows(sorted(rows, key=lambda r: r["query_id"]), QUERY_SCHEMA), path)
+
+
+def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    queries = tmp_path / "queries.parquet"
+    _queries_file(queries)
+    from almanac.core.ids import content_id
+
+    usa, fra = content_id("2025-05-12", "USA", "CHN"), content_id("2025-05-13", "FRA", "DEU")
+    predictions = tmp_path / "preds.jsonl"
+    predictions.write_text(
+        json.dumps({"query_id": usa, "prediction": {"04": ["042"], "03": ["036"]}})
+        + "\n"
+        + json.dumps({"query_id": fra, "prediction": {"04": ["042"]}})
+        + "\n"
+    )
+    out = tmp_path / "report.json"
+    args = [
+        "--queries",
+        str(queries),
+        "--predictions",
+        str(predictions),
+        "--params",
+        str(tmp_path / "none.yaml"),
+    ]
+    assert main([*args, "--quad-mapping", "mirai", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    # USA-CHN is the brief example (second-level F1 1/2, quad KL 0); FRA-DEU is the root-05 case
+    # (second-level F1 2/3, mirai quad KL 10.8197783) -> means 7/12 and 5.4098892
+    assert report["quad_mapping"] == "mirai" and report["queries"] == 2
+    assert report["mean"]["second_level"]["f1"] == pytest.approx(7 / 12)
+    assert report["mean"]["quad_kl"] == pytest.approx(HALF_MISSING / 2, abs=1e-6)
+    table = capsys.readouterr().out
+    assert "2 queries: 2 scored, 0 empty, 0 malformed, 0 missing (quad mapping mirai" in table
+    assert "| second level | 75.0 | 50.0 | 58.3 |" in table  # P (1/2 + 1)/2, R (1/2 + 1/2)/2, F1 7/12
+    assert main([*args]) == 0  # default mapping gdelt: the root-05 case costs nothing
+    assert "| 0.000 | 0.000 |" in capsys.readouterr().out
+
+
+def test_command_line_reads_the_mapping_from_params(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = tmp_path / "queries.parquet"
+    _queries_file(queries)
+    (tmp_path / "p.yaml").write_text("scorer:\n  quad_mapping: mirai\n")
+    (tmp_path / "preds.json").write_text("{}")
+    assert (
+        main(
+            [
+                "--queries",
+                str(queries),
+                "--predictions",
+                str(tmp_path / "preds.json"),
+                "--params",
+                str(tmp_path / "p.yaml"),
+            ]
+        )
+        == 0
+    )
+    assert "quad mapping mirai" in capsys.readouterr().out
+    assert load_predictions(tmp_path / "preds.json").by_query == {}
+
+
+def test_command_line_missing_file_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "--queries",
+                str(tmp_path / "nope.parquet"),
+                "--predictions",
+                str(tmp_path / "x.jsonl"),
+                "--params",
+                str(tmp_path / "none.yaml"),
+            ]
+        )
+        == 1
+    )
+    assert "nope.parquet" in capsys.readouterr().err
