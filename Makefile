@@ -30,6 +30,7 @@ bench: setup
 	python -m bench.dedup
 	python -m bench.ingest
 	python -m bench.llm
+	python -m bench.gdelt_ingest
 
 clean-data:
 	rm -rf data/ingest data/articles data/dedup

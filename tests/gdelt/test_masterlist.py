@@ -83,7 +83,7 @@ def test_bundled_sample_list_matches_the_bundled_files() -> None:
     files, problems = parse_masterfilelist((SAMPLE / "masterfilelist.txt").read_text())
     assert [p.reason.split(",")[0] for p in problems] == ["expected '<size> <md5> <url>'"]
     assert {f.kind for f in files} == {"export", "mentions", "gkg"}
-    assert {f.month for f in files} == {"2025-03", "2025-04", "2025-05", "2025-06", "2025-07"}
+    assert {f.month for f in files} == {"2025-02", "2025-03", "2025-04", "2025-05", "2025-06"}
     for month in ("2025-04", "2025-05", "2025-06"):
         chosen = select_month(files, month, include_mentions=True)
         assert len(chosen) == 16 and sum(f.kind == "export" for f in chosen) == 8
@@ -92,7 +92,7 @@ def test_bundled_sample_list_matches_the_bundled_files() -> None:
             assert len(data) == entry.size
             assert hashlib.md5(data, usedforsecurity=False).hexdigest() == entry.md5
     shipped = {path.name for path in (SAMPLE / "files").iterdir()}
-    assert not any(".gkg." in name or name.startswith(("202503", "202507")) for name in shipped)
+    assert not any(".gkg." in name or name.startswith(("202502", "202503")) for name in shipped)
 
 
 def test_sample_cites_articles_of_the_bundled_ccnews_sample() -> None:
