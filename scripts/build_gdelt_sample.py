@@ -3,8 +3,9 @@
 Writes ``files/<YYYYMMDDHHMMSS>.export.CSV.zip`` and ``.mentions.CSV.zip`` for 2025-04, 2025-05 and
 2025-06 (eight 15-minute slots per month, on six days including the first and last of the month) and
 ``masterfilelist.txt`` listing them with their real sizes and MD5s, plus lines that must be ignored:
-GKG files, files of 2025-02 and 2025-03 (not shipped; no month after the sample is listed, so adding
-a month to `months` finds no files for it rather than files missing from the mirror), a blank line and a garbled line.
+GKG files, files of 2025-02 and 2025-03 (not shipped; no month after the sample is listed, so
+adding a month to `months` finds no files for it rather than files missing from the mirror), a blank
+line and a garbled line.
 
 The events are invented but in GDELT 2.0's exact layout (61 tab-separated fields, no header), with real
 CAMEO country and event codes, GDELT's QuadClass of each root (01-05 verbal cooperation, 06-09 material
