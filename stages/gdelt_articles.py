@@ -5,14 +5,12 @@ from __future__ import annotations
 import sys
 import time
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from almanac.core.io import read_parquet, write_parquet
-from almanac.core.layout import articles_dir, metrics_path
+from almanac.core.layout import metrics_path, read_corpus
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.rejects import StageLedger
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.gdelt import GDELT_DIR
 from almanac.gdelt.articles import QUALITY_REASONS, STAGE, GdeltArticlesConfig, link_articles
@@ -25,12 +23,7 @@ def main() -> int:
     started = time.perf_counter()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     config = parse_section(GdeltArticlesConfig, params, STAGE)
-    corpus = pa.concat_tables(
-        [
-            read_parquet(articles_dir() / f"{month}.parquet", ARTICLE_SCHEMA)
-            for month in months_in_scope(params)
-        ]
-    )
+    corpus = read_corpus(months_in_scope(params))
     events = read_parquet(OUT / "clean" / "events.parquet", CLEAN_EVENT_SCHEMA)
     urls = pc.unique(events.column("url")).to_pylist()
     ledger = StageLedger(STAGE)

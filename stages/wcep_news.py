@@ -5,13 +5,10 @@ from __future__ import annotations
 import sys
 import time
 
-import pyarrow as pa
-
 from almanac.core.io import read_parquet, write_parquet
-from almanac.core.layout import DATA, articles_dir, metrics_path
+from almanac.core.layout import DATA, metrics_path, read_corpus
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.rejects import StageLedger
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.wcep.days import WCEP_EVENT_SCHEMA
 from almanac.wcep.news import NewsConfig, resolve_event_sources
@@ -24,12 +21,7 @@ def main() -> int:
     started = time.perf_counter()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     config = parse_section(NewsConfig, params, STAGE)
-    corpus = pa.concat_tables(
-        [
-            read_parquet(articles_dir() / f"{month}.parquet", ARTICLE_SCHEMA)
-            for month in months_in_scope(params)
-        ]
-    )
+    corpus = read_corpus(months_in_scope(params))
     events = read_parquet(OUT / "events.parquet", WCEP_EVENT_SCHEMA)
     ledger = StageLedger(STAGE)
     # fetcher=None: with fetch enabled, resolve_event_sources opens (and closes) its own HTTP fetcher.

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+
+import pyarrow as pa
+
+from almanac.core.io import read_parquet
+from almanac.core.schemas import ARTICLE_SCHEMA
 
 DATA = Path("data")
 METRICS = Path("reports/metrics")
@@ -20,6 +26,13 @@ def ingest_dir(crawl_month: str) -> Path:
 def articles_dir() -> Path:
     """The deduplicated corpus: ``<publish month>.parquet``, the input of every per-month dataset stage."""
     return DATA / "articles"
+
+
+def read_corpus(months: Sequence[str]) -> pa.Table:
+    """The deduplicated articles of ``months``, one table (for stages that look articles up by URL)."""
+    return pa.concat_tables(
+        [read_parquet(articles_dir() / f"{month}.parquet", ARTICLE_SCHEMA) for month in months]
+    )
 
 
 def dedup_rejects() -> Path:
