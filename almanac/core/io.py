@@ -36,6 +36,25 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         temp.unlink(missing_ok=True)
 
 
+@contextmanager
+def atomic_dir(directory: str | Path) -> Iterator[Path]:
+    """A staging folder beside ``directory`` that replaces it as a whole when the block succeeds.
+
+    Readers never see a mix of old and new files; on an error the old folder stays as it was.
+    """
+    target = Path(directory)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        yield staging
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
 def write_parquet(table: pa.Table, path: str | Path) -> None:
     """Write one Parquet file atomically; same table and library versions give the same bytes."""
     with atomic_path(path) as temp:
@@ -72,26 +91,17 @@ def write_month_partitions(
     The folder is built beside the target and swapped in, so readers
     never see a mix of old and new partitions.
     """
-    target = Path(directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        values = table.column(column).to_pylist()
-        if months is None:
-            months = sorted(set(values))
-        unexpected = sorted(set(values) - set(months))
-        if unexpected:
-            raise ValueError(f"rows for months not in scope: {unexpected}")
+    values = table.column(column).to_pylist()
+    if months is None:
+        months = sorted(set(values))
+    unexpected = sorted(set(values) - set(months))
+    if unexpected:
+        raise ValueError(f"rows for months not in scope: {unexpected}")
+    with atomic_dir(directory) as staging:
         for month in months:
             mask = pa.array([value == month for value in values], type=pa.bool_())
             part = table.filter(mask)
             write_parquet(part if keep_column else part.drop_columns([column]), staging / f"{month}.parquet")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
 
 
 def read_parquet_dir(directory: str | Path, schema: pa.Schema) -> pa.Table:

@@ -10,16 +10,13 @@ and ``mcnc_sample_rejected`` (a VQA sample whose MCNC sample is not released).
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from almanac.core.io import write_parquet
+from almanac.core.io import atomic_dir, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
 from almanac.events.cuts import SplitWindows, date_span
@@ -108,15 +105,6 @@ def _options_problem(row: Mapping[str, Any], task: str) -> tuple[str, str] | Non
 
 def write_splits(tables: Mapping[tuple[str, str], pa.Table], directory: str | Path) -> None:
     """Write ``<directory>/<split>/<task>.parquet`` for every pair, swapping the whole folder in at once."""
-    target = Path(directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
+    with atomic_dir(directory) as staging:
         for (split, task), table in sorted(tables.items()):
             write_parquet(table, staging / split / f"{task}.parquet")
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)

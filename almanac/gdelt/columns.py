@@ -54,7 +54,7 @@ def read_fast(
             return None  # Arrow and bytes.splitlines disagree on where lines are: trust neither
         columns, unproven, invalid = _type_columns(raw, schema)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
-        return None
+        return None  # not lost: the caller re-reads every line on the row path, which rejects with reasons
     keep = pc.invert(unproven)
     line_array = pa.array(numbers, pa.int64())
     table = pa.Table.from_arrays(columns, names=list(names)).filter(keep)
