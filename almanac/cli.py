@@ -1,0 +1,149 @@
+"""The ``almanac`` command: status, report, publish and diff over the DVC-built datasets.
+
+Building stays ``dvc repro``; this command reads what the DAG produced. Run it from the repository root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from almanac.core.params import load_params, months_in_scope, parse_section
+from almanac.reports.publish import PublishConfig, build_style_report, publish, upload_to_hub, verify_manifest
+from almanac.reports.scope import ALL, report_scope
+from almanac.reports.styles import STYLES, get_style
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except (OSError, ValueError, KeyError, RuntimeError) as error:  # MissingDataError is a RuntimeError
+        print(f"almanac {args.command}: {error}", file=sys.stderr)
+        return 1
+    return code
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="almanac", description=__doc__)
+    parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    styles = sorted(STYLES)
+
+    status = commands.add_parser("status", help="what is built for which months")
+    status.add_argument("--check", action="store_true", help="also run `dvc status` (slower)")
+    status.set_defaults(run=_status)
+
+    report = commands.add_parser("report", help="statistics and figures of a style outside DVC (e.g. all)")
+    report.add_argument("style", help=f"one of {styles}")
+    report.add_argument("month", help="YYYY-MM or all")
+    report.add_argument("--out", type=Path, help="folder (default: reports/<style>/<month>)")
+    report.set_defaults(run=_report)
+
+    pub = commands.add_parser("publish", help="assemble a release folder with a dataset card")
+    pub.add_argument("style", help=f"one of {styles}")
+    pub.add_argument("month", help="YYYY-MM or all")
+    pub.add_argument("--out", type=Path, help="folder (default: <publish.out_dir>/<style>-<month>)")
+    pub.add_argument("--urls-only", action="store_true", default=None, help="omit full article text")
+    pub.add_argument("--push", metavar="REPO_ID", nargs="?", const="", help="upload to the Hugging Face Hub")
+    pub.set_defaults(run=_publish)
+
+    verify = commands.add_parser("verify", help="check a release folder against its manifest")
+    verify.add_argument("folder", type=Path)
+    verify.set_defaults(run=_verify)
+
+    diff = commands.add_parser("diff", help="compare the released data, params and metrics of two revisions")
+    diff.add_argument("rev_a")
+    diff.add_argument("rev_b", nargs="?", default="HEAD")
+    diff.add_argument("--style", action="append", help=f"limit to a style (repeatable): {styles}")
+    diff.add_argument(
+        "--split", action="append", help="limit to a split (repeatable): train, validation, test"
+    )
+    diff.add_argument("--build-missing", action="store_true", help="rebuild a revision not in the DVC cache")
+    diff.add_argument("--examples", type=int, default=20, help="example rows per change kind (default 20)")
+    diff.add_argument("--timings", action="store_true", help="also list changed `seconds` metrics")
+    diff.add_argument("--out", type=Path, help="write the Markdown report here instead of stdout")
+    diff.set_defaults(run=_diff)
+    return parser
+
+
+def _status(args: argparse.Namespace) -> int:
+    from almanac.reports.status import dvc_changed_stages, month_status, status_markdown
+
+    params = load_params(args.params)
+    changed = dvc_changed_stages(Path(".")) if args.check else None
+    print(status_markdown(month_status(months_in_scope(params), changed=changed), args.check), end="")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from almanac.core.io import atomic_dir
+    from almanac.reports.stage import report_dir
+    from almanac.reports.write import write_report
+
+    params = load_params(args.params)
+    style = get_style(args.style)
+    report = build_style_report(style, report_scope(args.month, params))
+    target = args.out or report_dir(style.name, args.month)
+    with atomic_dir(target) as staging:
+        write_report(report, staging)
+    print(target)
+    return 0
+
+
+def _publish(args: argparse.Namespace) -> int:
+    params = load_params(args.params)
+    config = parse_section(PublishConfig, params, "publish")
+    style = get_style(args.style)
+    if args.month != ALL:
+        report_scope(args.month, params)  # fail early on a month outside params
+    folder = publish(style.name, args.month, params, config, args.out, args.urls_only)
+    print(folder)
+    if args.push is not None:
+        repo_id = args.push or config.hub_repo_ids.get(style.name, "")
+        token = os.environ.get(config.hub_token_env, "")
+        if not repo_id:
+            raise ValueError(f"no Hub repo id: pass --push REPO_ID or set publish.hub_repo_ids.{style.name}")
+        if not token:
+            raise ValueError(f"no Hub token: set the environment variable {config.hub_token_env}")
+        print(upload_to_hub(folder, repo_id, token, config.hub_private))
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    problems = verify_manifest(args.folder)
+    for path in problems:
+        print(f"mismatch: {path}")
+    print("ok" if not problems else f"{len(problems)} file(s) differ from manifest.json")
+    return 0 if not problems else 1
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from almanac.reports.diff import diff_report
+
+    text = diff_report(
+        Path(".").resolve(),
+        args.rev_a,
+        args.rev_b,
+        styles=[get_style(name).name for name in args.style] if args.style else None,
+        splits=args.split,
+        build_missing=args.build_missing,
+        max_examples=args.examples,
+        timings=args.timings,
+    )
+    if args.out:
+        from almanac.core.io import write_text
+
+        write_text(text, args.out)
+        print(args.out)
+    else:
+        print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Per-style statistics, figures, dataset cards, version diffs and publishing of the released splits."""

@@ -1,0 +1,192 @@
+"""What a dataset card says about each style that is not a number: purpose, sources, fields, uses.
+
+The numbers (counts, funnel, thresholds, models, prompt versions) come from params and metrics when the
+card is rendered; only the prose lives here, so a reviewer can read and correct it in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CardText:
+    summary: str
+    motivation: str
+    collection: str
+    uses: str
+    out_of_scope: str
+    license_note: str
+    task_categories: tuple[str, ...]
+    source_datasets: tuple[str, ...]
+    roles: tuple[str, ...]  # LLM roles (params llm.roles) the style calls
+    prompts: tuple[str, ...]  # prompt files (prompts/<name>.md) the style renders
+    params_sections: tuple[str, ...]  # params.yaml sections (dotted for sub-sections) that shape the data
+    stages: tuple[str, ...]  # dvc.yaml stages that produce the style (foreach stages by base name)
+    fields: tuple[tuple[str, str], ...]  # (column, meaning) of the main records
+
+
+_NEWS_STAGES = ("ccnews_ingest", "dedup")
+
+CARD_TEXTS: dict[str, CardText] = {
+    "openforesight": CardText(
+        summary="Free-form forecasting questions written from single news articles, each resolved by a "
+        "short answer that became known on the article's publication day.",
+        motivation="Language models are trained on the news, so forecasting benchmarks must be built from "
+        "events after a model's training cutoff and must not leak their answers. These questions are "
+        "generated per month from the CommonCrawl News record and split by resolution date, so a model "
+        "can be evaluated on months it has not seen.",
+        collection="CC-News WARC files of the configured months are parsed with warcio and trafilatura, "
+        "filtered by source, language and length, and near-duplicates are removed with MinHash LSH. An LLM "
+        "(generator role) writes candidate questions per article; a different model (validator role) "
+        "checks each one and keeps the best per article; an editor role rewrites questions whose text "
+        "gives the answer away, after which an exact and fuzzy answer-string re-scan rejects what still "
+        "leaks. Answer types are then filtered with spaCy and the questions are split by resolution month.",
+        uses="Training and evaluating forecasting systems on free-form questions about events after a "
+        "model's knowledge cutoff; studying calibration on short-answer questions.",
+        out_of_scope="Questions are machine-written from one article each; they are not verified by people "
+        "and can be ambiguous. Do not treat answers as facts beyond what the cited article reports.",
+        license_note="Question text is machine-generated. The source articles belong to their publishers; "
+        "publish with `--urls-only` where their licences forbid redistribution.",
+        task_categories=("question-answering", "text-generation"),
+        source_datasets=("CommonCrawl News (CC-News)",),
+        roles=("generator", "validator", "editor"),
+        prompts=("qgen", "validate", "select_best", "leakage", "date_repair", "repair"),
+        params_sections=("months", "ccnews_ingest.filters", "dedup", "foresight"),
+        stages=(
+            *_NEWS_STAGES,
+            "foresight_qgen",
+            "foresight_validate",
+            "foresight_select",
+            "foresight_leakage",
+            "foresight_answer_type",
+            "foresight_dates",
+            "foresight_question_dedup",
+            "foresight_split",
+        ),
+        fields=(
+            ("question_id", "stable content-hash id of the question"),
+            ("question_title", "the question, answerable by a short string"),
+            ("background", "context a forecaster may use, as of the start date"),
+            ("resolution_criteria", "how and by when the question resolves"),
+            ("answer", "the short answer reported by the source article"),
+            ("answer_type / answer_class", "the answer's type as written, and its coarse class"),
+            ("question_start_date / resolution_date", "forecast start and resolution day"),
+            ("url / article_title / article_publish_date / news_source", "the source article"),
+            ("cross_question_leak", "the answer appears in another question of the split"),
+            ("generator_model / validator_model", "the models that wrote and checked the question"),
+        ),
+    ),
+    "openforecast": CardText(
+        summary="Complex-event forecasting tasks built from Wikipedia event articles and Wikipedia Current "
+        "Events Portal (WCEP) stories: event timelines cut at a date, with six task formats.",
+        motivation="Real events unfold as chains of smaller events. Timelines of complex events, cut at a "
+        "date, let one ask what happens next (STF, LTF), about the arguments of the next event (AQA, MCAC), "
+        "which candidate event comes next (MCNC) and whether a given event follows (VQA), with splits by "
+        "date so models are tested on events after their training data.",
+        collection="Wikipedia pages-articles dumps are parsed with mwxml and mwparserfromhell; event "
+        "articles are kept by section titles and an LLM category check (classifier role). WCEP day pages "
+        "from the same dumps give dated events grouped into stories, with their linked news articles looked "
+        "up in the CC-News corpus. An LLM (annotator role) extracts a timeline from the first document, "
+        "completes it with later ones and re-orders it; atomic events get arguments, and the six tasks are "
+        "cut from the timelines and split by cut date.",
+        uses="Training and evaluating event forecasting and temporal reasoning over news timelines.",
+        out_of_scope="Timelines and arguments are machine-extracted and can contain errors; negatives in "
+        "MCNC/VQA are machine-written and may occasionally be true.",
+        license_note="Wikipedia text is CC BY-SA 4.0; WCEP-linked news articles belong to their publishers "
+        "(publish with `--urls-only` where their licences forbid redistribution).",
+        task_categories=("question-answering", "multiple-choice", "text-generation"),
+        source_datasets=("Wikipedia (English pages-articles dump)", "Wikipedia Current Events Portal (WCEP)"),
+        roles=("classifier", "annotator"),
+        prompts=(
+            "article_category",
+            "occurrence_date",
+            "timeline_extract",
+            "timeline_complement",
+            "timeline_reorder",
+            "event_arguments",
+            "argument_question",
+            "event_negatives",
+            "repair",
+        ),
+        params_sections=(
+            "wiki_ingest",
+            "wcep_news",
+            "wiki_filter",
+            "complex_events",
+            "event_timeline",
+            "event_tasks",
+        ),
+        stages=(
+            *_NEWS_STAGES,
+            "wiki_ingest",
+            "wcep_ingest",
+            "wcep_news",
+            "wiki_filter",
+            "complex_events",
+            "event_timeline",
+            "event_tasks",
+            "event_split",
+        ),
+        fields=(
+            ("sample_id", "stable content-hash id of the sample"),
+            ("task / split", "one of stf, ltf, aqa, mcnc, mcac, vqa; train, validation or test"),
+            ("ce_id / ce_title / topic / origin", "the complex event and where it came from"),
+            (
+                "cut_date",
+                "forecast start: the first target event's day; background events are dated before it",
+            ),
+            ("background", "the timeline up to the cut (atomic events with dates and arguments)"),
+            ("targets / question / options / answer / candidate / label", "what is asked, per task"),
+        ),
+    ),
+    "mirai": CardText(
+        summary="Relational forecasting queries from GDELT: which CAMEO relations will a country take "
+        "towards another on a given day, with the answer set recorded in the event exports.",
+        motivation="Forecasting international events tests whether a model (or an agent with tools) can "
+        "reason over the history of relations between countries. Queries are drawn per month from GDELT "
+        "events after cleaning and mention thresholds, balanced over dates, relation roots and regions.",
+        collection="GDELT 2.0 event and mention exports of the configured months are downloaded from the "
+        "masterfilelist (checksums verified) and parsed with pyarrow. Events are cleaned (duplicates, "
+        "reporting date, country codes, unknown roots, mention thresholds) into (date, subject, relation, "
+        "object) quads, linked to CC-News articles by URL, and balanced queries are drawn per month with "
+        "a fixed seed.",
+        uses="Evaluating forecasting of international relations (first- and second-level CAMEO codes) "
+        "with precision/recall/F1 and KL divergence over quad classes (`python -m almanac.mirai.score`).",
+        out_of_scope="GDELT codes events automatically from news; relations can be mis-coded, and the "
+        "answer set is what GDELT recorded, not a verified account.",
+        license_note="GDELT data is open for research use with citation; linked news articles belong to "
+        "their publishers (publish with `--urls-only` where their licences forbid redistribution).",
+        task_categories=("question-answering", "text-generation"),
+        source_datasets=("GDELT 2.0 Event Database",),
+        roles=(),
+        prompts=(),
+        params_sections=(
+            "months",
+            "gdelt_download",
+            "gdelt_clean",
+            "gdelt_articles",
+            "relation_split",
+            "scorer",
+        ),
+        stages=(
+            *_NEWS_STAGES,
+            "gdelt_download",
+            "gdelt_ingest",
+            "gdelt_clean",
+            "gdelt_articles",
+            "relation_split",
+        ),
+        fields=(
+            ("query_id", "stable content-hash id of the query"),
+            ("date / date_text / subject / object / query", "the query (date, subject, ?, object)"),
+            ("subject_region / object_region", "UN M49 regions of the two countries"),
+            (
+                "answers / answers_by_root / answer_roots",
+                "CAMEO relations recorded that day (the answer set)",
+            ),
+            ("num_daily_mentions / n_articles / urls", "how widely the day's events were reported"),
+            ("horizons", "history cut-offs (days before the query date) to forecast from"),
+        ),
+    ),
+}

@@ -1,0 +1,87 @@
+"""PNG figures for the dataset card, drawn with matplotlib's Agg backend.
+
+Figures are outputs under DVC like everything else, so they must come out byte-identical for the same
+series: no timestamps or version strings in the PNG metadata, fixed size and resolution.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on servers and CI; set before pyplot is imported
+
+import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
+
+from almanac.core.io import atomic_path
+from almanac.reports.model import Series
+
+DPI = 110
+MAX_CATEGORIES = 25  # more bars than this are unreadable; the CSV keeps them all
+_PNG_METADATA: dict[str, Any] = {"Software": None}
+
+
+def render_figure(series: Series, path: str | Path) -> None:
+    """Draw ``series`` as a (grouped) bar chart and write it as PNG atomically."""
+    categories = _categories(series)
+    # Groups in the builder's order (train, validation, test), not alphabetical.
+    groups = (
+        (list(dict.fromkeys(str(row[series.group]) for row in series.rows)) or [""]) if series.group else [""]
+    )
+    values = {
+        (str(row[series.x]), str(row[series.group]) if series.group else ""): row[series.y]
+        for row in series.rows
+    }
+    horizontal = series.kind == "barh"
+    height = max(3.2, 0.32 * len(categories) + 1.4) if horizontal else 3.8
+    figure, axes = plt.subplots(figsize=(7.0, height), dpi=DPI)
+    width = 0.8 / len(groups)
+    positions = list(range(len(categories)))
+    for index, group in enumerate(groups):
+        offsets = [p - 0.4 + width * (index + 0.5) for p in positions]
+        heights = [float(values.get((category, group), 0) or 0) for category in categories]
+        label = group or None
+        if horizontal:
+            axes.barh(offsets, heights, height=width, label=label)
+        else:
+            axes.bar(offsets, heights, width=width, label=label)
+    if horizontal:
+        axes.set_yticks(positions, categories)
+        axes.invert_yaxis()  # first category on top, as in the table
+        axes.set_xlabel(series.y_label or series.y)
+        axes.set_ylabel(series.x_label or series.x)
+    else:
+        axes.set_xticks(
+            positions,
+            categories,
+            rotation=45 if len(categories) > 8 else 0,
+            ha="right" if len(categories) > 8 else "center",
+        )
+        axes.set_xlabel(series.x_label or series.x)
+        axes.set_ylabel(series.y_label or series.y)
+    if all(isinstance(row[series.y], int) for row in series.rows):  # counts: no 0.5 ticks
+        (axes.xaxis if horizontal else axes.yaxis).set_major_locator(MaxNLocator(integer=True))
+    axes.set_title(series.title)
+    if series.group and series.rows:
+        axes.legend(
+            title=series.group, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0)
+        )  # never over bars
+    axes.grid(axis="x" if horizontal else "y", alpha=0.3)
+    axes.set_axisbelow(True)
+    if not categories:
+        axes.text(0.5, 0.5, "no data", ha="center", va="center", transform=axes.transAxes)
+    figure.tight_layout()
+    with atomic_path(path) as temp:
+        figure.savefig(temp, format="png", metadata=_PNG_METADATA)
+    plt.close(figure)
+
+
+def _categories(series: Series) -> list[str]:
+    # Keep the builder's order (bins in order, counts most frequent first) and drop duplicates per group.
+    seen: dict[str, None] = {}
+    for row in series.rows:
+        seen.setdefault(str(row[series.x]), None)
+    return list(seen)[:MAX_CATEGORIES]

@@ -1,0 +1,147 @@
+"""Funnel steps of any style, summed with DuckDB from the stages' metrics JSON files.
+
+Every stage metrics file carries items_in, items_out, rejected and rejected_by_reason. Unlike the
+OpenForesight Table-1 funnel (almanac.foresight.funnel) the steps here need not chain: the units change
+along the OpenForecast and MIRAI branches (articles, events, quads, queries), so each step says its unit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from almanac.core.layout import METRICS
+from almanac.reports.model import Series, Table
+
+
+@dataclass(frozen=True)
+class FunnelStep:
+    stage: str
+    label: str
+    unit: str  # what items_in/items_out count: "articles", "questions", "events", ...
+    per_month: bool = True  # reports/metrics/<stage>/<month>.json, else reports/metrics/<stage>.json
+
+
+def funnel_steps(
+    steps: Sequence[FunnelStep], months: Sequence[str], metrics_dir: Path = METRICS
+) -> list[dict[str, Any]]:
+    """One row per step: in, out, rejected and rejects by reason, summed over ``months`` for per-month steps.
+
+    Raises when a metrics file is missing or its counts do not add up, since a funnel with a hole in it
+    would be published as if nothing was lost.
+    """
+    con = duckdb.connect()
+    rows = []
+    for step in steps:
+        files = (
+            [metrics_dir / step.stage / f"{month}.json" for month in months]
+            if step.per_month
+            else [metrics_dir / f"{step.stage}.json"]
+        )
+        missing = [str(path) for path in files if not path.is_file()]
+        if missing:
+            raise FileNotFoundError(f"funnel: stage {step.stage} has no metrics file(s) {missing}")
+        rows.append(_totals(con, step, files, months))
+    return rows
+
+
+def _totals(
+    con: duckdb.DuckDBPyConnection, step: FunnelStep, files: list[Path], months: Sequence[str]
+) -> dict[str, Any]:
+    paths = "[" + ", ".join("'" + str(path).replace("'", "''") + "'" for path in files) + "]"
+    columns = (
+        "{items_in: 'BIGINT', items_out: 'BIGINT', rejected: 'BIGINT', "
+        "rejected_by_reason: 'MAP(VARCHAR, BIGINT)'}"
+    )
+    con.execute(f"CREATE OR REPLACE TEMP VIEW m AS SELECT * FROM read_json({paths}, columns={columns})")
+    totals = con.execute(
+        "SELECT sum(items_in), sum(items_out), sum(rejected), "
+        "count(*) FILTER (WHERE items_in IS NULL OR items_out IS NULL OR rejected IS NULL) FROM m"
+    ).fetchone()
+    assert totals is not None
+    if totals[3]:
+        raise ValueError(f"funnel: stage {step.stage}: a metrics file lacks items_in/items_out/rejected")
+    reasons = con.execute(
+        "SELECT key, sum(value) FROM (SELECT unnest(map_entries(rejected_by_reason), recursive := true) "
+        "FROM m) GROUP BY key ORDER BY sum(value) DESC, key"
+    ).fetchall()
+    by_reason = {str(reason): int(count) for reason, count in reasons}
+    items_in, items_out, rejected = int(totals[0]), int(totals[1]), int(totals[2])
+    if items_in != items_out + rejected or sum(by_reason.values()) != rejected:
+        raise ValueError(
+            f"funnel: stage {step.stage}: in={items_in} out={items_out} rejected={rejected} "
+            f"by reason={sum(by_reason.values())} do not add up"
+        )
+    return {
+        "stage": step.stage,
+        "label": step.label,
+        "unit": step.unit,
+        "scope": ", ".join(months) if step.per_month else "all months",
+        "items_in": items_in,
+        "items_out": items_out,
+        "rejected": rejected,
+        "rejected_by_reason": by_reason,
+    }
+
+
+def funnel_table(rows: Sequence[dict[str, Any]]) -> Table:
+    return Table(
+        "Funnel",
+        ("Step", "Stage", "Unit", "Scope", "In", "Out", "Rejected", "Kept"),
+        tuple(
+            (
+                row["label"],
+                row["stage"],
+                row["unit"],
+                row["scope"],
+                row["items_in"],
+                row["items_out"],
+                row["rejected"],
+                f"{row['items_out'] / row['items_in']:.1%}" if row["items_in"] else "-",
+            )
+            for row in rows
+        ),
+        "Items each stage read, handed on and rejected (reasons below), from the stages' metrics files.",
+    )
+
+
+def rejects_table(rows: Sequence[dict[str, Any]]) -> Table:
+    return Table(
+        "Rejected by reason",
+        ("Stage", "Reason", "Rejected"),
+        tuple(
+            (row["stage"], reason, count)
+            for row in rows
+            for reason, count in row["rejected_by_reason"].items()
+        ),
+    )
+
+
+def funnel_series(rows: Sequence[dict[str, Any]]) -> Series:
+    return Series(
+        "funnel",
+        "Items kept by each stage",
+        "step",
+        "items_out",
+        tuple({"step": f"{row['label']} ({row['unit']})", "items_out": row["items_out"]} for row in rows),
+        kind="barh",
+        x_label="",
+        y_label="items handed on",
+    )
+
+
+def funnel_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Funnel rows keyed by stage, in the shape ``dvc metrics diff`` compares well (flat numbers)."""
+    return {
+        row["stage"]: {
+            "in": row["items_in"],
+            "out": row["items_out"],
+            "rejected": row["rejected"],
+            "rejected_by_reason": row["rejected_by_reason"],
+        }
+        for row in rows
+    }

@@ -1,0 +1,33 @@
+"""The body shared by the three ``*_report`` DVC stages: build one style's report for one month, write it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from almanac.core.io import atomic_dir
+from almanac.core.stage import parse_stage_args
+from almanac.reports.model import Report
+from almanac.reports.scope import ReportScope, report_scope
+from almanac.reports.write import write_report
+
+REPORTS = Path("reports")
+
+
+def report_dir(style: str, month: str) -> Path:
+    """``reports/<style>/<month or all>/``: metrics.json, report.md, plots/*.csv, figures/*.png."""
+    return REPORTS / style / month
+
+
+def run_report_stage(style: str, build: Callable[[ReportScope], Report], description: str) -> int:
+    args, params = parse_stage_args(description, per_month=True)
+    try:
+        report = build(report_scope(args.month, params))
+    except (OSError, ValueError) as error:
+        print(f"{style} report: {error}", file=sys.stderr)
+        return 1
+    # The folder is swapped whole, so a series dropped from the builder leaves no stale CSV or PNG behind.
+    with atomic_dir(report_dir(style, args.month)) as staging:
+        write_report(report, staging)
+    return 0

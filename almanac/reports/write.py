@@ -1,0 +1,58 @@
+"""Write a ``Report`` to a folder: metrics.json, report.md, plots/<name>.csv and figures/<name>.png."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from almanac.core.io import write_json, write_text
+from almanac.reports.figures import render_figure
+from almanac.reports.model import Report, Series, Table
+from almanac.stats.markdown import markdown_table
+
+
+def write_report(report: Report, folder: str | Path, figures: bool = True) -> list[Path]:
+    """Every file of the report under ``folder``; returns the paths written, in a fixed order."""
+    root = Path(folder)
+    written = [root / "metrics.json", root / "report.md"]
+    write_json(report.metrics, written[0])
+    write_text(report_markdown(report), written[1])
+    for series in report.series:
+        csv_path = root / "plots" / f"{series.name}.csv"
+        write_text(series_csv(series), csv_path)
+        written.append(csv_path)
+        if figures:
+            png_path = root / "figures" / f"{series.name}.png"
+            render_figure(series, png_path)
+            written.append(png_path)
+    return written
+
+
+def series_csv(series: Series) -> str:
+    fields = [series.x, *([series.group] if series.group else []), series.y]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(series.rows)
+    return buffer.getvalue()
+
+
+def tables_markdown(tables: tuple[Table, ...], level: int = 2) -> str:
+    parts: list[str] = []
+    for table in tables:
+        parts += [f"{'#' * level} {table.title}", ""]
+        if table.note:
+            parts += [table.note, ""]
+        parts += [markdown_table(table.headers, table.rows) if table.rows else "(none)", ""]
+    return "\n".join(parts)
+
+
+def report_markdown(report: Report) -> str:
+    scope = ", ".join(report.months) if report.months else "all months"
+    parts = [f"# {report.style} statistics ({scope})", ""]
+    parts += [f"- {note}" for note in report.notes]
+    if report.notes:
+        parts.append("")
+    parts.append(tables_markdown(report.tables))
+    return "\n".join(parts).rstrip() + "\n"
