@@ -17,6 +17,7 @@ import duckdb
 from almanac.core.layout import METRICS, metrics_path
 from almanac.foresight.split import SPLITS
 from almanac.stats.markdown import markdown_table
+from almanac.stats.stage_metrics import sql_paths, sum_stage_metrics
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,6 @@ OPENFORESIGHT_FUNNEL = (
     FunnelStage("foresight_question_dedup", "Question dedup", per_month=False),
     FunnelStage("foresight_split", "Final set", per_month=False),
 )
-
-_PRODUCED = "produced"  # column name for the produced count (a stage without ``produces`` reads NULL)
 
 
 def funnel_rows(metrics_dir: Path, months: list[str], stages: Sequence[FunnelStage]) -> list[dict[str, Any]]:
@@ -91,40 +90,24 @@ def _metric_files(metrics_dir: Path, months: list[str], stage: FunnelStage) -> l
 
 
 def _stage_totals(con: duckdb.DuckDBPyConnection, stage: FunnelStage, files: list[Path]) -> dict[str, Any]:
-    produced = _quote(stage.produces or _PRODUCED)
-    columns = (
-        "{items_in: 'BIGINT', items_out: 'BIGINT', rejected: 'BIGINT', "
-        f"rejected_by_reason: 'MAP(VARCHAR, BIGINT)', {produced}: 'BIGINT'}}"
-    )
-    con.execute(
-        f"CREATE OR REPLACE TEMP VIEW metrics AS SELECT * FROM read_json({_paths(files)}, "
-        f"columns={columns}, format='auto')"
-    )
-    totals = con.execute(
-        f"SELECT sum(items_in), sum(items_out), sum(rejected), sum({produced}), "
-        "count(*) FILTER (WHERE items_in IS NULL OR items_out IS NULL OR rejected IS NULL) FROM metrics"
-    ).fetchone()
-    assert totals is not None
-    if totals[4]:
-        raise ValueError(f"funnel: stage {stage.stage}: a metrics file lacks items_in/items_out/rejected")
-    reasons = con.execute(
-        "SELECT key, sum(value) FROM (SELECT unnest(map_entries(rejected_by_reason), recursive := true) "
-        "FROM metrics) GROUP BY key ORDER BY key"
-    ).fetchall()
+    try:
+        totals = sum_stage_metrics(con, stage.stage, files, stage.produces)
+    except ValueError as error:
+        raise ValueError(f"funnel: {error}") from error
     created: int | None = None
     if stage.produces is not None:
-        if totals[3] is None:
+        if totals.extra is None:
             raise ValueError(f"funnel: stage {stage.stage}: metrics lack {stage.produces!r}")
-        created = int(totals[3])
-    items_out = int(totals[1])
+        created = totals.extra
+    items_out = totals.items_out
     return {
         "stage": stage.stage,
         "label": stage.label,
         "source_label": stage.source_label,
-        "items_in": int(totals[0]),
+        "items_in": totals.items_in,
         "items_out": items_out,
-        "rejected": int(totals[2]),
-        "rejected_by_reason": {str(reason): int(count) for reason, count in reasons},
+        "rejected": totals.rejected,
+        "rejected_by_reason": dict(sorted(totals.by_reason.items())),  # Table-1 lists reasons by name
         "produced": created,
         "count": created if created is not None else items_out,
     }
@@ -138,7 +121,7 @@ def answer_type_rows(split_files: list[Path]) -> list[dict[str, Any]]:
         duckdb.connect()
         .execute(
             f"SELECT coalesce(answer_class, '(none)') AS answer_class, count(*) AS questions "
-            f"FROM read_parquet({_paths(split_files)}) GROUP BY 1 ORDER BY questions DESC, answer_class"
+            f"FROM read_parquet({sql_paths(split_files)}) GROUP BY 1 ORDER BY questions DESC, answer_class"
         )
         .fetchall()
     )
@@ -157,7 +140,7 @@ def split_rows(split_files: list[Path]) -> list[dict[str, Any]]:
         duckdb.connect()
         .execute(
             f"SELECT split, strftime(resolution_date, '%Y-%m') AS resolution_month, count(*) "
-            f"FROM read_parquet({_paths(split_files)}) GROUP BY ALL ORDER BY ALL"
+            f"FROM read_parquet({sql_paths(split_files)}) GROUP BY ALL ORDER BY ALL"
         )
         .fetchall()
     )
@@ -244,11 +227,3 @@ def funnel_metrics(
         "questions_by_split": split_totals,
         "questions_by_split_month": splits,
     }
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _paths(paths: list[Path]) -> str:
-    return "[" + ", ".join("'" + path.as_posix().replace("'", "''") + "'" for path in paths) + "]"

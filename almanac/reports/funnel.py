@@ -16,6 +16,7 @@ import duckdb
 
 from almanac.core.layout import METRICS
 from almanac.reports.model import Series, Table
+from almanac.stats.stage_metrics import sum_stage_metrics
 
 
 @dataclass(frozen=True)
@@ -52,25 +53,9 @@ def funnel_steps(
 def _totals(
     con: duckdb.DuckDBPyConnection, step: FunnelStep, files: list[Path], months: Sequence[str]
 ) -> dict[str, Any]:
-    paths = "[" + ", ".join("'" + str(path).replace("'", "''") + "'" for path in files) + "]"
-    columns = (
-        "{items_in: 'BIGINT', items_out: 'BIGINT', rejected: 'BIGINT', "
-        "rejected_by_reason: 'MAP(VARCHAR, BIGINT)'}"
-    )
-    con.execute(f"CREATE OR REPLACE TEMP VIEW m AS SELECT * FROM read_json({paths}, columns={columns})")
-    totals = con.execute(
-        "SELECT sum(items_in), sum(items_out), sum(rejected), "
-        "count(*) FILTER (WHERE items_in IS NULL OR items_out IS NULL OR rejected IS NULL) FROM m"
-    ).fetchone()
-    assert totals is not None
-    if totals[3]:
-        raise ValueError(f"funnel: stage {step.stage}: a metrics file lacks items_in/items_out/rejected")
-    reasons = con.execute(
-        "SELECT key, sum(value) FROM (SELECT unnest(map_entries(rejected_by_reason), recursive := true) "
-        "FROM m) GROUP BY key ORDER BY sum(value) DESC, key"
-    ).fetchall()
-    by_reason = {str(reason): int(count) for reason, count in reasons}
-    items_in, items_out, rejected = int(totals[0]), int(totals[1]), int(totals[2])
+    totals = sum_stage_metrics(con, step.stage, files)
+    by_reason = totals.by_reason
+    items_in, items_out, rejected = totals.items_in, totals.items_out, totals.rejected
     if items_in != items_out + rejected or sum(by_reason.values()) != rejected:
         raise ValueError(
             f"funnel: stage {step.stage}: in={items_in} out={items_out} rejected={rejected} "

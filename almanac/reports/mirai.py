@@ -13,6 +13,7 @@ import duckdb
 
 from almanac.mirai.cameo import binary_of_quad, relation_name
 from almanac.reports import mirai_stats as stats
+from almanac.reports.distributions import summary
 from almanac.reports.funnel import (
     FunnelStep,
     funnel_metrics,
@@ -224,8 +225,8 @@ def _sources(con: duckdb.DuckDBPyConnection, metrics: dict[str, Any], tables: li
 
 def _lengths(con: duckdb.DuckDBPyConnection, metrics: dict[str, Any], tables: list[Table]) -> Series:
     answers_sql = "SELECT len(answers) AS v FROM queries"
-    metrics["answers_per_query"] = stats.summary(con, answers_sql)
-    metrics["articles_per_query"] = stats.summary(con, "SELECT n_articles AS v FROM queries")
+    metrics["answers_per_query"] = summary(con, answers_sql)
+    metrics["articles_per_query"] = summary(con, "SELECT n_articles AS v FROM queries")
     tables.append(
         Table(
             "Answers and articles per query",
@@ -292,7 +293,7 @@ def _horizon(con: duckdb.DuckDBPyConnection, metrics: dict[str, Any], tables: li
     for days, _, n in rows:
         by_days[str(days)] = by_days.get(str(days), 0) + n
     metrics["horizon"] = {
-        **stats.summary(con, stats.HORIZON_GAPS),
+        **summary(con, stats.HORIZON_GAPS),
         "queries_by_days": by_days,
         "mismatched": sum(n for days, gap, n in rows if days != gap),
     }

@@ -11,7 +11,6 @@ import calendar
 from collections.abc import Mapping, Sequence
 from datetime import date
 from math import ceil
-from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -89,17 +88,6 @@ def connect(tables: Mapping[TableKey, pa.Table]) -> duckdb.DuckDBPyConnection:
         ),
     )
     return con
-
-
-def summary(con: duckdb.DuckDBPyConnection, values_sql: str) -> dict[str, Any]:
-    """count, mean, median, p90 and max of the column ``v`` of ``values_sql`` (nulls for no values)."""
-    row = con.execute(
-        f"SELECT count(v), avg(v), quantile_cont(v, 0.5), quantile_cont(v, 0.9), max(v) FROM ({values_sql})"
-    ).fetchone()
-    assert row is not None
-    count, mean, median, p90, top = row
-    rounded = (round(float(x), 2) if x is not None else None for x in (mean, median, p90))
-    return {"count": int(count), **dict(zip(("mean", "median", "p90"), rounded, strict=True)), "max": top}
 
 
 def value_counts(con: duckdb.DuckDBPyConnection, values_sql: str) -> dict[int, int]:

@@ -15,6 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from almanac.events.samples import SPLITS
+from almanac.reports.distributions import SUMMARY_SQL, summary_row
 from almanac.reports.styles import TableKey
 from almanac.stats.events import TABLE4_TASKS
 
@@ -141,32 +142,20 @@ def totals_by(
 def distribution(con: duckdb.DuckDBPyConnection, table: str, column: str) -> dict[str, dict[str, Any]]:
     """task (and "all") -> count, mean, median, p90, max of a non-null integer column."""
     rows = con.execute(
-        f"""SELECT task, count({column}), avg({column}), quantile_cont({column}::DOUBLE, 0.5),
-                   quantile_cont({column}::DOUBLE, 0.9), max({column})
-            FROM {table} WHERE {column} IS NOT NULL GROUP BY GROUPING SETS ((task), ())"""
+        f"SELECT task, {SUMMARY_SQL} FROM (SELECT task, {column}::DOUBLE AS v FROM {table}) "
+        "WHERE v IS NOT NULL GROUP BY GROUPING SETS ((task), ())"
     ).fetchall()
     found = {("all" if row[0] is None else str(row[0])): row[1:] for row in rows}
-    result = {}
-    for task in [*task_list(con, table), "all"]:
-        count, mean, median, p90, top = found.get(task, (0, None, None, None, None))
-        result[task] = {
-            "count": int(count),
-            "mean": _round(mean),
-            "median": _round(median),
-            "p90": _round(p90),
-            "max": None if top is None else int(top),
-        }
-    return result
+    return {
+        task: summary_row(found.get(task, (0, None, None, None, None)))
+        for task in [*task_list(con, table), "all"]
+    }
 
 
 def task_list(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """The tasks a measure is reported for: every task, or only those with dated events for horizons."""
     every = tasks(con)
     return every if table == "samples" else [task for task in every if task in HORIZON_EVENTS]
-
-
-def _round(value: Any) -> float | None:
-    return None if value is None else round(float(value), 2)
 
 
 def bins(edges: Sequence[int]) -> list[tuple[str, int, int | None]]:

@@ -15,6 +15,7 @@ from typing import Any
 from almanac.foresight.funnel import OPENFORESIGHT_FUNNEL
 from almanac.foresight.split import SPLITS
 from almanac.reports import openforesight_stats as stats
+from almanac.reports.distributions import SUMMARY_KEYS
 from almanac.reports.funnel import (
     FunnelStep,
     funnel_metrics,
@@ -173,7 +174,7 @@ def _distribution_table(distributions: Mapping[str, Mapping[str, Any]]) -> Table
         "Lengths and horizon",
         ("Measure", "Count", "Mean", "Median", "P90", "Max"),
         tuple(
-            (names[key], *("-" if values[k] is None else values[k] for k in stats.SUMMARY_KEYS))
+            (names[key], *("-" if values[k] is None else values[k] for k in SUMMARY_KEYS))
             for key, values in distributions.items()
         ),
         "Over the released questions; the percentile is interpolated.",

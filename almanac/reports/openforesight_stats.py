@@ -14,6 +14,7 @@ import duckdb
 import pyarrow as pa
 
 from almanac.foresight.schema import QUESTION_SCHEMA
+from almanac.reports import distributions
 from almanac.reports.styles import TableKey
 
 # The released columns the statistics read; a version of the data lacking one reads it as NULL.
@@ -31,7 +32,6 @@ NO_CLASS = "(none)"  # answer_class is NULL for rows of older versions
 MAX_BINS = 20  # regular bins per histogram; values beyond the last one share one overflow bin "<n>+"
 WORD_WIDTHS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 DAY_WIDTHS = (1, 7, 14, 28, 91, 182, 364)  # days, weeks, then roughly months, quarters, years
-SUMMARY_KEYS = ("count", "mean", "median", "p90", "max")
 
 _STATS_SCHEMA = pa.schema(
     [pa.field("split", pa.string())]
@@ -95,25 +95,8 @@ def flagged_leaks(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def summary(con: duckdb.DuckDBPyConnection, expression: str) -> dict[str, Any]:
-    """count, mean, median, p90 (interpolated) and max of ``expression`` over rows where it is not NULL.
-
-    With no rows the count is 0 and the other values are None (JSON null), not a made-up 0.
-    """
-    row = con.execute(
-        f"SELECT count(v), avg(v), median(v), quantile_cont(v, 0.9), max(v) "
-        f"FROM (SELECT {expression} AS v FROM questions) WHERE v IS NOT NULL"
-    ).fetchone()
-    assert row is not None
-    count = int(row[0])
-    if not count:
-        return dict.fromkeys(SUMMARY_KEYS) | {"count": 0}
-    return {
-        "count": count,
-        "mean": round(float(row[1]), 3),
-        "median": round(float(row[2]), 3),
-        "p90": round(float(row[3]), 3),
-        "max": int(row[4]),
-    }
+    """Summary of ``expression`` over the released questions where it is not NULL."""
+    return distributions.summary(con, f"SELECT {expression} AS v FROM questions")
 
 
 def histogram(

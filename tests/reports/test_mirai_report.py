@@ -169,7 +169,7 @@ def test_one_month_distributions(project: Path) -> None:
     # answers 3, 1, 2: median 2; p90 at position 0.9 * 2 = 1.8 of [1, 2, 3] -> 2.8
     assert m["answers_per_query"] == {"count": 3, "mean": 2.0, "median": 2.0, "p90": 2.8, "max": 3}
     # articles 3, 1, 3: mean 7/3; p90 at 1.8 of [1, 3, 3] -> 3
-    assert m["articles_per_query"] == {"count": 3, "mean": 2.33, "median": 3.0, "p90": 3.0, "max": 3}
+    assert m["articles_per_query"] == {"count": 3, "mean": 2.333, "median": 3.0, "p90": 3.0, "max": 3}
     assert _rows(report, "answers_per_query") == [("1", 1), ("2", 1), ("3", 1)]
     # horizons 1 and 7 for each query: gaps [1, 1, 1, 7, 7, 7]; p90 at 0.9 * 5 = 4.5 -> 7
     horizon = m["horizon"]
@@ -243,7 +243,7 @@ def test_all_months_adds_up_and_notices_a_bad_horizon(project: Path) -> None:
     # April's query: gaps 1 and 6 (declared 7) -> gaps [1, 1, 1, 1, 6, 7, 7, 7]
     assert m["horizon"]["mismatched"] == 1
     assert m["horizon"]["queries_by_days"] == {"1": 4, "7": 4}
-    assert (m["horizon"]["count"], m["horizon"]["mean"]) == (8, 3.88)  # 31 / 8 = 3.875
+    assert (m["horizon"]["count"], m["horizon"]["mean"]) == (8, 3.875)  # 31 / 8
     # 16 event rows; duplicates from April's and May's files; download 4 + 4 in, 3 + 4 out
     assert (m["dedup"]["scope_months"]["events_in"], m["dedup"]["scope_months"]["duplicate_event_id"]) == (
         16,
