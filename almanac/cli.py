@@ -1,4 +1,4 @@
-"""The ``almanac`` command: status, report, publish and diff over the DVC-built datasets.
+"""The ``almanac`` command: status, report, publish, verify, diff and score over the DVC-built datasets.
 
 Building stays ``dvc repro``; this command reads what the DAG produced. Run it from the repository root.
 """
@@ -19,7 +19,11 @@ from almanac.reports.styles import STYLES, get_style
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    # `score` hands every option after it to the MIRAI scorer, which parses (and documents) them itself.
+    args, score_args = parser.parse_known_args(argv)
+    if score_args and args.command != "score":
+        parser.error(f"unrecognized arguments: {' '.join(score_args)}")
+    args.score_args = score_args
     try:
         code: int = args.run(args)
     except (OSError, ValueError, KeyError, RuntimeError) as error:  # MissingDataError is a RuntimeError
@@ -68,6 +72,12 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--timings", action="store_true", help="also list changed `seconds` metrics")
     diff.add_argument("--out", type=Path, help="write the Markdown report here instead of stdout")
     diff.set_defaults(run=_diff)
+
+    # The scorer keeps its own options (python -m almanac.mirai.score); `almanac score --help` lists them.
+    score = commands.add_parser(
+        "score", help="score MIRAI-style relation forecasts against a month's queries", add_help=False
+    )
+    score.set_defaults(run=_score)
     return parser
 
 
@@ -143,6 +153,13 @@ def _diff(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    from almanac.mirai.score import main as score_main
+
+    # The global --params first, so a --params after `score` wins.
+    return score_main(["--params", args.params, *args.score_args], prog="almanac score")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,26 @@ def test_report_stages_declare_metrics_and_plots(built: Path) -> None:
     assert "reports/openforecast/2025-06/figures/horizon.png" in page
 
 
+def test_every_plot_series_puts_numbers_on_the_value_axis(built: Path) -> None:
+    """A plot whose quantitative axis reads a text column renders empty in `dvc plots show`."""
+    plots = json.loads(dvc(["plots", "show", "--json"], built).stdout)["data"]
+    series = {name: items[0]["content"] for name, items in plots.items() if items[0]["type"] == "vega"}
+    assert (
+        "reports/mirai/2025-05/plots/funnel.csv" in series and "reports/plots/mirai_relations.csv" in series
+    )
+    for name, spec in series.items():
+        encoding, rows = spec["encoding"], spec["data"]["values"]
+        value, category = encoding["x"], encoding["y"]
+        assert (value["type"], category["type"]) == ("quantitative", "nominal"), name
+        assert category["sort"] is None, name  # the CSV's order: histogram bins stay in order
+        for row in rows:
+            float(row[value["field"]])  # raises on a label such as "train" or "0-2"
+            assert row[category["field"]] != "", name
+        if "color" in encoding and encoding["color"]["field"] != "rev":  # grouped: one bar per group value
+            groups = {row[encoding["color"]["field"]] for row in rows}
+            assert len(groups) > 1, name
+
+
 def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
     import datasets
     from huggingface_hub import DatasetCard

@@ -209,8 +209,10 @@ def report_markdown(report: dict[str, Any]) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Score forecasts for MIRAI-style relation queries.")
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Score forecasts for MIRAI-style relation queries."
+    )
     parser.add_argument(
         "--queries", required=True, help="a relation_split output, e.g. data/mirai/queries/2025-05.parquet"
     )

@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")  # no display on servers and CI; set before pyplot is imported
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from almanac.core.io import atomic_path
@@ -25,29 +26,50 @@ _PNG_METADATA: dict[str, Any] = {"Software": None}
 
 
 def render_figure(series: Series, path: str | Path) -> None:
-    """Draw ``series`` as a (grouped) bar chart and write it as PNG atomically."""
+    """Draw ``series`` and write it as PNG atomically."""
+    figure = draw_figure(series)
+    with atomic_path(path) as temp:
+        figure.savefig(temp, format="png", metadata=_PNG_METADATA)
+    plt.close(figure)
+
+
+def draw_figure(series: Series) -> Figure:
+    """``series`` as a (grouped) bar chart; the caller closes the figure."""
     categories = _categories(series)
     # Groups in the builder's order (train, validation, test), not alphabetical.
     groups = (
         (list(dict.fromkeys(str(row[series.group]) for row in series.rows)) or [""]) if series.group else [""]
     )
-    values = {
-        (str(row[series.x]), str(row[series.group]) if series.group else ""): row[series.y]
-        for row in series.rows
-    }
+    values = {(str(row[series.x]), _group_of(series, row)): row[series.y] for row in series.rows}
     horizontal = series.kind == "barh"
     height = max(3.2, 0.32 * len(categories) + 1.4) if horizontal else 3.8
     figure, axes = plt.subplots(figsize=(7.0, height), dpi=DPI)
     width = 0.8 / len(groups)
     positions = list(range(len(categories)))
+    texts = (
+        {(str(row[series.x]), _group_of(series, row)): str(row[series.bar_labels]) for row in series.rows}
+        if series.bar_labels
+        else {}
+    )
     for index, group in enumerate(groups):
         offsets = [p - 0.4 + width * (index + 0.5) for p in positions]
         heights = [float(values.get((category, group), 0) or 0) for category in categories]
         label = group or None
         if horizontal:
-            axes.barh(offsets, heights, height=width, label=label)
+            bars = axes.barh(offsets, heights, height=width, label=label)
         else:
-            axes.bar(offsets, heights, width=width, label=label)
+            bars = axes.bar(offsets, heights, width=width, label=label)
+        if texts:
+            axes.bar_label(bars, [texts.get((c, group), "") for c in categories], padding=3, fontsize="small")
+    if texts:
+        # Room for the labels inside the frame, without ticks past the largest value (no "120%").
+        top = max((float(v or 0) for v in values.values()), default=0.0)
+        if horizontal:
+            axes.margins(x=0.3)
+        else:
+            axes.margins(y=0.3)
+        value_axis = axes.xaxis if horizontal else axes.yaxis
+        value_axis.set_ticks([tick for tick in value_axis.get_ticklocs() if tick <= top])
     if horizontal:
         axes.set_yticks(positions, categories)
         axes.invert_yaxis()  # first category on top, as in the table
@@ -74,9 +96,11 @@ def render_figure(series: Series, path: str | Path) -> None:
     if not categories:
         axes.text(0.5, 0.5, "no data", ha="center", va="center", transform=axes.transAxes)
     figure.tight_layout()
-    with atomic_path(path) as temp:
-        figure.savefig(temp, format="png", metadata=_PNG_METADATA)
-    plt.close(figure)
+    return figure
+
+
+def _group_of(series: Series, row: dict[str, Any]) -> str:
+    return str(row[series.group]) if series.group else ""
 
 
 def _categories(series: Series) -> list[str]:

@@ -107,15 +107,30 @@ def rejects_table(rows: Sequence[dict[str, Any]]) -> Table:
 
 
 def funnel_series(rows: Sequence[dict[str, Any]]) -> Series:
+    """The share each step kept, labelled with its counts.
+
+    Steps count different units (files, rows, questions), and on real months they differ by orders of
+    magnitude, so bars of raw counts would hide the small steps; shares put every step on one scale.
+    """
     return Series(
         "funnel",
-        "Items kept by each stage",
+        "Share of its input each stage kept",
         "step",
-        "items_out",
-        tuple({"step": f"{row['label']} ({row['unit']})", "items_out": row["items_out"]} for row in rows),
+        "kept_percent",
+        tuple(
+            {
+                "step": f"{row['label']} ({row['unit']})",
+                "kept_percent": round(100 * row["items_out"] / row["items_in"], 1)
+                if row["items_in"]
+                else 0.0,
+                "kept": f"{row['items_out']:,} of {row['items_in']:,}",
+            }
+            for row in rows
+        ),
         kind="barh",
         x_label="",
-        y_label="items handed on",
+        y_label="% of the step's input kept",
+        bar_labels="kept",
     )
 
 

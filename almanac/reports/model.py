@@ -26,6 +26,7 @@ class Series:
     x_label: str = ""
     y_label: str = ""
     group: str | None = None
+    bar_labels: str | None = None  # a column whose text is written at the end of each bar (figure only)
 
 
 @dataclass(frozen=True)

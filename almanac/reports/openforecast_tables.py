@@ -84,6 +84,9 @@ def check_table(title: str, checks: Sequence[CheckRow]) -> Table:
     return Table(
         title,
         ("Check", "Scope", "Count", "Out of", "Rate"),
-        tuple(tuple(_cell(value) for value in row) for row in checks),
+        tuple(
+            (*(_cell(value) for value in row[:-1]), "-" if row[-1] is None else f"{row[-1]:.1%}")
+            for row in checks
+        ),
         "released: the samples in this report; pipeline: the whole dataset, from the stages' metrics.",
     )

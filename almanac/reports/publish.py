@@ -75,7 +75,7 @@ def publish(
         raise ValueError(
             f"nothing is built for {style.name} {month}: run `dvc repro` first (see `almanac status`)"
         )
-    steps = tqdm(total=5, desc=f"publish {style.name} {month}", unit="step")
+    steps = tqdm(total=5, desc=f"publish {style.name} {month}", unit="step", disable=None)  # a TTY only
     report = build_style_report(style, scope)
     steps.update()
     articles = cited_articles(style.name, tables, scope.months, omit_text)

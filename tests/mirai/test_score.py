@@ -304,3 +304,26 @@ def test_command_line_missing_file_is_a_clear_error(
         == 1
     )
     assert "nope.parquet" in capsys.readouterr().err
+
+
+def test_almanac_score_passes_the_global_params_and_its_own_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from almanac.cli import main as almanac_main
+
+    queries = tmp_path / "queries.parquet"
+    _queries_file(queries)
+    (tmp_path / "p.yaml").write_text("scorer:\n  quad_mapping: mirai\n")
+    (tmp_path / "preds.json").write_text("{}")
+    files = ["--queries", str(queries), "--predictions", str(tmp_path / "preds.json")]
+    # The global --params reaches the scorer ...
+    assert almanac_main(["--params", str(tmp_path / "p.yaml"), "score", *files]) == 0
+    assert "quad mapping mirai" in capsys.readouterr().out
+    # ... and an option after `score` overrides it.
+    assert (
+        almanac_main(["--params", str(tmp_path / "p.yaml"), "score", *files, "--quad-mapping", "gdelt"]) == 0
+    )
+    assert "quad mapping gdelt" in capsys.readouterr().out
+    # Other commands still reject options they do not know.
+    with pytest.raises(SystemExit):
+        almanac_main(["status", "--queries", str(queries)])

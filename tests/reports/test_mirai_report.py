@@ -228,7 +228,9 @@ def test_one_month_funnel_dedup_and_leakage(project: Path) -> None:
         16,
     )
     assert funnel["relation_split"]["rejected_by_reason"] == {"too_few_mentions": 2}
-    assert _rows(report, "funnel")[-1] == ("Sample queries (day-pair groups)", 3)
+    # relation_split in May: 5 groups in, 3 out -> 60% kept, labelled with the counts
+    assert _rows(report, "funnel")[-1] == ("Sample queries (day-pair groups)", 60.0)
+    assert report.series_named("funnel").rows[-1]["kept"] == "3 of 5"
     assert any("gdelt_clean and gdelt_articles run once over every month" in note for note in report.notes)
     leakage = next(t for t in report.tables if t.title == "Leakage and dedup")
     assert leakage.rows[0][:3] == ("leakage flag", "-", "n/a")

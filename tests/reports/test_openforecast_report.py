@@ -206,7 +206,8 @@ def test_whole_dataset_counts_lengths_and_horizons(project: Path) -> None:
 
 
 def test_leakage_dedup_and_funnel(project: Path) -> None:
-    metrics = build_report(whole()).metrics
+    report = build_report(whole())
+    metrics = report.metrics
     released = metrics["leakage"]["released"]
     assert released["ltf"] == {
         "samples_checked": 2, "samples_with_trimmed_targets": 1, "trimmed_rate": 0.5, "target_events_trimmed": 2
@@ -232,6 +233,11 @@ def test_leakage_dedup_and_funnel(project: Path) -> None:
         "rejected": 3,
         "rejected_by_reason": {"target_after_test_start": 2, "duplicate_sample_id": 1},
     }
+    # The tables show rates as percentages: 1 of 2 LTF samples trimmed, 2 of 10 split rows rejected.
+    checks = next(t for t in report.tables if t.title == "Leakage checks").rows
+    assert ("LTF samples with trimmed targets", "released", 1, 2, "50.0%") in checks
+    assert ("event_split rejects: target_after_test_start", "pipeline", 2, 10, "20.0%") in checks
+    assert ("Cuts outside the split windows", "pipeline", 1, "-", "-") in checks
 
 
 def test_a_month_keeps_the_samples_cut_in_it(project: Path) -> None:

@@ -37,6 +37,8 @@ def make_project(target: Path, **param_overrides: object) -> Path:
     run([str(BIN / "dvc"), "init", "-q"], target)
     run([str(BIN / "dvc"), "config", "core.site_cache_dir", ".dvc/site_cache"], target)
     run([str(BIN / "dvc"), "config", "core.analytics", "false"], target)
+    # The plot templates dvc.yaml names live in .dvc/, which `dvc init` creates, so they come after it.
+    shutil.copytree(ROOT / ".dvc" / "plots", target / ".dvc" / "plots")
     return target
 
 
