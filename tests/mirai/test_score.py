@@ -263,26 +263,20 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "| 0.000 | 0.000 |" in capsys.readouterr().out
 
 
-def test_command_line_reads_the_mapping_from_params(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _mirai_mapping_files(tmp_path: Path) -> tuple[list[str], Path]:
+    """(--queries/--predictions options with no predictions, a params file choosing the mirai mapping)."""
     queries = tmp_path / "queries.parquet"
     _queries_file(queries)
     (tmp_path / "p.yaml").write_text("scorer:\n  quad_mapping: mirai\n")
     (tmp_path / "preds.json").write_text("{}")
-    assert (
-        main(
-            [
-                "--queries",
-                str(queries),
-                "--predictions",
-                str(tmp_path / "preds.json"),
-                "--params",
-                str(tmp_path / "p.yaml"),
-            ]
-        )
-        == 0
-    )
+    return ["--queries", str(queries), "--predictions", str(tmp_path / "preds.json")], tmp_path / "p.yaml"
+
+
+def test_command_line_reads_the_mapping_from_params(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files, params = _mirai_mapping_files(tmp_path)
+    assert main([*files, "--params", str(params)]) == 0
     assert "quad mapping mirai" in capsys.readouterr().out
     assert load_predictions(tmp_path / "preds.json").by_query == {}
 
@@ -311,19 +305,13 @@ def test_almanac_score_passes_the_global_params_and_its_own_options(
 ) -> None:
     from almanac.cli import main as almanac_main
 
-    queries = tmp_path / "queries.parquet"
-    _queries_file(queries)
-    (tmp_path / "p.yaml").write_text("scorer:\n  quad_mapping: mirai\n")
-    (tmp_path / "preds.json").write_text("{}")
-    files = ["--queries", str(queries), "--predictions", str(tmp_path / "preds.json")]
+    files, params = _mirai_mapping_files(tmp_path)
     # The global --params reaches the scorer ...
-    assert almanac_main(["--params", str(tmp_path / "p.yaml"), "score", *files]) == 0
+    assert almanac_main(["--params", str(params), "score", *files]) == 0
     assert "quad mapping mirai" in capsys.readouterr().out
     # ... and an option after `score` overrides it.
-    assert (
-        almanac_main(["--params", str(tmp_path / "p.yaml"), "score", *files, "--quad-mapping", "gdelt"]) == 0
-    )
+    assert almanac_main(["--params", str(params), "score", *files, "--quad-mapping", "gdelt"]) == 0
     assert "quad mapping gdelt" in capsys.readouterr().out
     # Other commands still reject options they do not know.
     with pytest.raises(SystemExit):
-        almanac_main(["status", "--queries", str(queries)])
+        almanac_main(["status", *files])
