@@ -1,4 +1,4 @@
-"""The ``almanac`` command: status, report, publish, verify, diff and score over the DVC-built datasets.
+"""The ``almanac`` command: status, report, publish, verify, diff, check and score over the built datasets.
 
 Building stays ``dvc repro``; this command reads what the DAG produced. Run it from the repository root.
 """
@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from almanac.core.params import load_params, months_in_scope, parse_section
 from almanac.reports.publish import PublishConfig, build_style_report, publish, upload_to_hub, verify_manifest
@@ -73,6 +74,23 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--out", type=Path, help="write the Markdown report here instead of stdout")
     diff.set_defaults(run=_diff)
 
+    check = commands.add_parser("check", help="invariants over the released rows: exit 1 on any leak")
+    check.add_argument("style", nargs="?", default="all", help=f"one of {styles} or all (default)")
+    check.add_argument("month", nargs="?", default="all", help="YYYY-MM or all (default)")
+    check.add_argument(
+        "--splits", type=Path, help="OpenForesight split folder from elsewhere (e.g. `almanac import --out`)"
+    )
+    check.set_defaults(run=_check)
+
+    imp = commands.add_parser("import", help="read someone else's released questions into the split layout")
+    imp.add_argument("kind", choices=["openforesight"], help="the released record shape")
+    imp.add_argument("file", type=Path, help="JSONL (one record a line) or Parquet of released records")
+    imp.add_argument("--out", type=Path, help="folder (default: imported/<file name without suffix>)")
+    imp.add_argument(
+        "--split", default="test", help="split of every record: train, validation, test (default)"
+    )
+    imp.set_defaults(run=_import)
+
     # The scorer keeps its own options (python -m almanac.mirai.score); `almanac score --help` lists them.
     score = commands.add_parser(
         "score", help="score MIRAI-style relation forecasts against a month's queries", add_help=False
@@ -111,6 +129,7 @@ def _publish(args: argparse.Namespace) -> int:
     style = get_style(args.style)
     if args.month != ALL:
         report_scope(args.month, params)  # fail early on a month outside params
+    _refuse_leaks(style.name, args.month, params)
     folder = publish(style.name, args.month, params, config, args.out, args.urls_only)
     print(folder)
     if args.push is not None:
@@ -122,6 +141,16 @@ def _publish(args: argparse.Namespace) -> int:
             raise ValueError(f"no Hub token: set the environment variable {config.hub_token_env}")
         print(upload_to_hub(folder, repo_id, token, config.hub_private))
     return 0
+
+
+def _refuse_leaks(style: str, month: str, params: dict[str, Any]) -> None:
+    """A release is built only from rows that pass every invariant of ``almanac check``."""
+    from almanac.check.run import check_style
+
+    report = check_style(style, month, params)
+    if not report.ok:
+        lines = "\n".join(result.line() for result in report.violated)
+        raise ValueError(f"refusing to publish {style} {month}: `almanac check` fails\n{lines}")
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -152,6 +181,27 @@ def _diff(args: argparse.Namespace) -> int:
         print(args.out)
     else:
         print(text, end="")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from almanac.check.run import ALL, STYLES, run_checks
+
+    styles = list(STYLES) if args.style == ALL else [get_style(args.style).name]
+    reports = run_checks(styles, args.month, load_params(args.params), splits_dir=args.splits)
+    for report in reports:
+        print("\n".join(report.lines()))
+    failed = [report.style for report in reports if not report.ok]
+    print(f"check: {'FAILED for ' + ', '.join(failed) if failed else 'ok'}")
+    return 1 if failed else 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from almanac.foresight.release_import import import_openforesight
+
+    out = args.out or Path("imported") / args.file.stem
+    result = import_openforesight(args.file, out, args.split)
+    print(result.summary())
     return 0
 
 

@@ -23,7 +23,8 @@ from tests.support.warc_factory import (
 CONFIG = IngestConfig(
     filters=FilterConfig(
         domains=("testgazette.example",), languages=("en",), min_words=100, min_publish_date="2025-01-01"
-    )
+    ),
+    undated="reject",
 )
 REAL_WARCS = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "warc"
 
@@ -52,6 +53,7 @@ def test_good_warc_yields_articles_and_counts_skipped_requests(tmp_path: Path) -
     assert first["source_domain"] == "testgazette.example"
     assert first["title"] == "Story number 0"
     assert first["publish_month"] == "2025-05" and str(first["publish_date"])[:10] == "2025-05-10"
+    assert (first["date_source"], first["date_precision"]) == ("html_meta", "day")
     assert first["language"] == "en"
     assert "harbour bridge" in str(first["text"]) and "Copyright" not in str(first["text"])
     assert first["id"] == content_id(str(first["url"]), str(first["text"]))
@@ -144,11 +146,11 @@ def test_filters_reject_with_reasons(tmp_path: Path) -> None:
         "publish_date_out_of_window": 1,
         "no_publish_date": 1,
     }
-    fallback = replace(CONFIG, filters=replace(CONFIG.filters, publish_date_fallback="crawl_date"))
-    rows, metrics = run(path, fallback)
+    rows, metrics = run(path, replace(CONFIG, undated="crawl_date"))
     assert len(rows) == 2 and "no_publish_date" not in reasons(metrics)
     undated_row = next(row for row in rows if str(row["url"]).endswith("/undated"))
     assert str(undated_row["publish_date"])[:10] == "2025-05-20"  # the WARC-Date of the record
+    assert (undated_row["date_source"], undated_row["date_precision"]) == ("crawl_date", "upper_bound")
 
 
 def test_newsplease_jsonl_good_and_bad_lines(tmp_path: Path) -> None:
@@ -194,9 +196,7 @@ def test_unknown_file_type_is_a_reject(tmp_path: Path) -> None:
 @pytest.mark.skipif(not REAL_WARCS.is_dir(), reason="../shared/realdata/warc not present in this checkout")
 @pytest.mark.parametrize("name", ["warcio_example.warc.gz", "ccmain-2024-22_whirlwind.warc.gz"])
 def test_real_warc_samples_are_read_and_fully_accounted(name: str) -> None:
-    config = IngestConfig(
-        filters=FilterConfig(domains=(), languages=(), min_words=1, publish_date_fallback="crawl_date")
-    )
+    config = IngestConfig(filters=FilterConfig(domains=(), languages=(), min_words=1), undated="crawl_date")
     path = REAL_WARCS / name
     rows, ledger = ingest_file(FileTask(str(path), name, "warc", config))
     ledger.check_balance()

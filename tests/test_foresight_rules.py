@@ -17,8 +17,11 @@ from almanac.foresight.answer_types import (
     normalise_answer_type,
 )
 from almanac.foresight.dates import (
+    DateInterval,
     DatesOutcome,
     apply_date_repair,
+    date_text_problem,
+    parse_date_interval,
     parse_question_date,
     resolve_dates,
 )
@@ -49,7 +52,9 @@ def nlp() -> Language:
         ("The Rolling Stones", None, ["Rolling Stones", "RS"]),
         ("Environment Protection Agency (EPA)", "organization", ["Environment Protection Agency", "EPA"]),
         ("Halima Okonjo", "organization", ["HO"]),  # no surname unless the answer is a person
-        ("Environment Protection Agency", "name", ["Agency"]),  # no acronym for a person's name
+        # Declared a person but not one: no surname ("Agency", "School"), and no acronym either.
+        ("Environment Protection Agency", "name", []),
+        ("The Whitfield School", "name", ["Whitfield School"]),
     ],
 )
 def test_answer_aliases(answer: str, answer_class: str | None, expected: list[str]) -> None:
@@ -119,12 +124,52 @@ def test_fuzzy_narrow_window_does_not_fire_on_a_shared_word() -> None:
     assert find_leak("New York", {"background": "A new plan was announced."}, "location", SCAN) is None
 
 
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        ("Unity Party", "Unity Par-led councils cut budgets."),  # old score: ratio 90 on "unity par"
+        ("Harbour City", "Fans of Harbour Cit. were loud."),
+        ("Progress Alliance", "The Progress Allian ce vote."),
+        ("Paris", "A Parisian cafe reopened."),
+    ],
+)
+def test_fuzzy_matches_whole_words_only(answer: str, text: str) -> None:
+    assert find_leak(answer, {"background": text}, None, SCAN) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "answer_class", "text", "kind"),
+    [
+        ("Harbour City", "location", "Harbor City fans were loud.", "fuzzy"),  # spelling variant
+        ("Kessling United", "team", "the Kesslings United fans", "fuzzy"),  # inflected word
+        ("Halima Okonjo", "name", "HALIMA OKONJO leads.", "folded"),  # case
+        ("Antonín Dvořák", "name", "a concert of Antonin Dvorak works", "folded"),  # diacritics
+        ("Halima Okonjo", "name", "Okonjo's rivals met.", "alias"),  # surname of a person
+    ],
+)
+def test_real_leaks_are_still_found(answer: str, answer_class: str, text: str, kind: str) -> None:
+    hit = find_leak(answer, {"background": text}, answer_class, SCAN)
+    assert hit is not None and hit.kind == kind
+
+
+def test_no_surname_alias_for_an_institution_declared_a_name() -> None:
+    # "The Whitfield School" once gave the alias "School", which matched its own question.
+    texts = {"question_title": "Which school will win the national robotics prize by June 2025?",
+             "background": "Each School in the county entered a team."}  # fmt: skip
+    assert find_leak("The Whitfield School", texts, "name", SCAN) is None
+    assert (
+        find_leak("The Whitfield School", {"background": "Whitfield School won."}, "name", SCAN) is not None
+    )
+
+
 def test_fuzzy_threshold_and_disable() -> None:
     texts = {"background": "Observers expect Halima Okonjos to win."}
     assert find_leak("Halima Okonjo", texts, None, LeakageScanConfig(fuzzy_threshold=101)) is None
-    near = {"background": "Observers expect Halima Okonji to win."}  # ratio about 92
-    assert find_leak("Halima Okonjo", near, None, SCAN) is not None
-    assert find_leak("Halima Okonjo", near, None, LeakageScanConfig(fuzzy_threshold=95)) is None
+    # Word by word: "okonjo"/"okonji" scores 2*5/12 = 83.3, "okonjo"/"okonjos" 2*6/13 = 92.3.
+    near = {"background": "Observers expect Halima Okonji to win."}
+    assert find_leak("Halima Okonjo", near, None, SCAN) is None
+    assert find_leak("Halima Okonjo", near, None, LeakageScanConfig(fuzzy_threshold=80)) is not None
+    assert find_leak("Halima Okonjo", texts, None, LeakageScanConfig(fuzzy_threshold=93)) is None
 
 
 def test_kind_order_and_configured_fields() -> None:
@@ -289,9 +334,49 @@ def test_parse_question_date(text: str, expected: date | None) -> None:
 PUBLISHED = date(2025, 5, 20)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("May 12, 2025", DateInterval(date(2025, 5, 12), date(2025, 5, 12), "day")),
+        ("July 2025", DateInterval(date(2025, 7, 1), date(2025, 7, 31), "month")),
+        ("by July 2025", DateInterval(date(2025, 7, 1), date(2025, 7, 31), "month")),
+        ("in Sept. 2025", DateInterval(date(2025, 9, 1), date(2025, 9, 30), "month")),
+        ("by Feb 2024", DateInterval(date(2024, 2, 1), date(2024, 2, 29), "month")),  # leap year
+        ("end of June, 2025", DateInterval(date(2025, 6, 1), date(2025, 6, 30), "month")),
+        ("2025-07", DateInterval(date(2025, 7, 1), date(2025, 7, 31), "month")),
+        ("2025", DateInterval(date(2025, 1, 1), date(2025, 12, 31), "year")),
+        ("by the end of 2025.", DateInterval(date(2025, 1, 1), date(2025, 12, 31), "year")),
+        ("2025-13", None),
+        ("before July 2025", None),  # means June 30 at the latest: not read as July
+        ("mid-2025", None),
+        ("Q3 2025", None),
+        ("UNKNOWN", None),
+        ("Smarch 2025", None),
+    ],
+)
+def test_parse_date_interval(text: str, expected: DateInterval | None) -> None:
+    assert parse_date_interval(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "expected"),
+    [
+        ("UNKNOWN", "resolution", "unknown_resolution_date"),
+        ("", "start", "unknown_start_date"),
+        ("n/a", "start", "unknown_start_date"),
+        ("next week", "start", "unparseable_start_date"),
+        ("2025-02-30", "resolution", "unparseable_resolution_date"),
+        ("July 2025", "resolution", None),
+    ],
+)
+def test_date_text_problem(text: str, field: str, expected: str | None) -> None:
+    found = date_text_problem(text, field)
+    assert (found[0] if found else None) == expected
+
+
 def test_resolve_dates_keeps_a_good_question() -> None:
-    outcome = resolve_dates("2025-05-01", "May 15, 2025", PUBLISHED)
-    assert outcome == DatesOutcome(date(2025, 5, 1), date(2025, 5, 15), False, None, "")
+    outcome = resolve_dates("2025-05-01", "May 20, 2025", PUBLISHED)
+    assert outcome == DatesOutcome(date(2025, 5, 1), PUBLISHED, False, None, "", "day", "day", False)
 
 
 def test_resolution_after_article_is_clamped() -> None:
@@ -302,46 +387,80 @@ def test_resolution_after_article_is_clamped() -> None:
     assert stamped.resolution == PUBLISHED
 
 
+def test_month_and_year_deadlines_resolve_on_their_last_day() -> None:
+    # "by May 2025" ends 05-31, after the article (05-20): clamped to the article day.
+    may = resolve_dates("2025-05-01", "by May 2025", PUBLISHED)
+    assert (may.resolution, may.clamped, may.resolution_precision, may.reason) == (
+        PUBLISHED,
+        True,
+        "month",
+        None,
+    )
+    year = resolve_dates("2025-05-01", "2025", PUBLISHED)
+    assert (year.resolution, year.resolution_precision, year.reason) == (PUBLISHED, "year", None)
+    # The same deadlines are rejected when the param asks for days only; a day still passes.
+    for text in ("by May 2025", "2025"):
+        assert resolve_dates("2025-05-01", text, PUBLISHED, "reject").reason == "partial_resolution_date"
+    assert resolve_dates("2025-05-01", "2025-06-02", PUBLISHED, "reject").reason is None
+    with pytest.raises(ValueError, match="partial_deadline"):
+        resolve_dates("2025-05-01", "2025-06-02", PUBLISHED, "start")
+
+
+def test_month_only_start_opens_on_its_first_day() -> None:
+    outcome = resolve_dates("May 2025", "2025-05-25", PUBLISHED)
+    assert (outcome.start, outcome.start_precision, outcome.reason) == (date(2025, 5, 1), "month", None)
+
+
+@pytest.mark.parametrize("start", ["2025-05-20", "2025-05-25", "June 2025"])
+def test_start_on_or_after_the_article_is_clamped_to_the_day_before(start: str) -> None:
+    outcome = resolve_dates(start, "2025-06-30", PUBLISHED)
+    assert (outcome.start, outcome.start_clamped, outcome.reason) == (date(2025, 5, 19), True, None)
+    assert outcome.resolution == PUBLISHED
+
+
 @pytest.mark.parametrize(
     ("start", "resolution", "reason"),
     [
-        ("unknown", "2025-05-15", "unknown_start_date"),
-        ("May 2025", "2025-05-15", "unknown_start_date"),
-        ("2025-05-01", "soon", "unknown_resolution_date"),
-        ("2025-05-20", "2025-06-30", "start_not_before_article"),
-        ("2025-05-25", "2025-06-30", "start_not_before_article"),
-        ("2025-05-10", "2025-05-10", "start_not_before_resolution"),
-        ("2025-05-10", "2025-05-02", "start_not_before_resolution"),
+        ("unknown", "2025-05-25", "unknown_start_date"),
+        ("soon", "2025-05-25", "unparseable_start_date"),
+        ("2025-05-01", "soon", "unparseable_resolution_date"),
+        ("2025-05-01", "UNKNOWN", "unknown_resolution_date"),
+        ("2025-05-10", "2025-05-15", "resolution_before_article"),
+        ("2025-05-10", "2025-05-19", "resolution_before_article"),  # one day before the article
+        ("2025-04-10", "April 2025", "resolution_before_article"),  # April 30 < May 20
+        ("2025-05-10", "before June 2025", "unparseable_resolution_date"),
     ],
 )
 def test_resolve_dates_reject_reasons(start: str, resolution: str, reason: str) -> None:
     assert resolve_dates(start, resolution, PUBLISHED).reason == reason
 
 
-def test_start_checked_against_clamped_resolution() -> None:
-    # Resolution 2025-07-01 would be after the start, but clamping to 2025-05-20 is not.
-    early = resolve_dates("2025-05-19", "2025-07-01", PUBLISHED)
-    assert early.reason is None and early.resolution == PUBLISHED
+@pytest.mark.parametrize("start", ["2025-04-01", "2025-05-19", "2025-05-20", "2025-07-01", "2025"])
+@pytest.mark.parametrize("resolution", ["2025-05-20", "2025-05-21", "June 2025", "2026"])
+def test_kept_dates_satisfy_the_leak_free_relation(start: str, resolution: str) -> None:
+    outcome = resolve_dates(start, resolution, PUBLISHED)
+    assert outcome.reason is None and outcome.start is not None and outcome.resolution is not None
+    assert outcome.start < outcome.resolution and outcome.start <= PUBLISHED <= outcome.resolution
 
 
 MONTH_START = date(2025, 5, 1)
 
 
-def test_date_repair_moves_resolution_earlier_only() -> None:
-    kept = resolve_dates("2025-05-03", "2025-05-15", PUBLISHED)
+def test_date_repair_never_moves_the_deadline_before_the_article() -> None:
+    kept = resolve_dates("2025-05-03", "2025-05-20", PUBLISHED)
     repaired = apply_date_repair(kept, "May 9, 2025", MONTH_START)
-    assert (repaired.resolution, repaired.reason) == (date(2025, 5, 9), None)
-    later = apply_date_repair(kept, "2025-05-18", MONTH_START)
-    assert later.resolution == date(2025, 5, 15)
+    assert (repaired.resolution, repaired.reason) == (PUBLISHED, None)
+    assert repaired.detail == "answer inferable from 2025-05-09"
+    assert apply_date_repair(kept, "2025-05-20", MONTH_START) == kept
     assert apply_date_repair(kept, "unknown", MONTH_START) == kept
 
 
 def test_date_repair_rejects() -> None:
-    kept = resolve_dates("2025-05-03", "2025-05-15", PUBLISHED)
+    kept = resolve_dates("2025-05-03", "2025-05-20", PUBLISHED)
     assert apply_date_repair(kept, "2025-05-03", MONTH_START).reason == "answer_known_at_start"
     assert apply_date_repair(kept, "2025-04-28", MONTH_START).reason == "answer_known_at_start"
     # The question opened in April, but the answer was public before May: it leaks into May.
-    april_start = resolve_dates("2025-04-20", "2025-05-15", PUBLISHED)
+    april_start = resolve_dates("2025-04-20", "2025-05-20", PUBLISHED)
     assert apply_date_repair(april_start, "2025-04-28", MONTH_START).reason == "repaired_before_month"
     assert apply_date_repair(april_start, "2025-05-02", MONTH_START).reason is None
 

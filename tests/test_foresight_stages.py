@@ -118,7 +118,7 @@ def test_qgen_routes_prose_repairs_malformed_and_no_question(llm_server: Any, ca
     assert {r["answer"] for r in rows} == {"Brennford", "Ana Whitlock"}
     assert {r["generator_model"] for r in rows} == {"generator-model"}
     # The prompt version is recorded per question, including the repair round that rescued one answer.
-    assert {r["generator_prompt"].split(":")[0] for r in rows} == {"1", "1+repair1"}
+    assert {r["generator_prompt"].split(":")[0] for r in rows} == {"2", "2+repair1"}
     calls = len(server.chat_bodies)
     generate_questions(articles, QgenConfig(questions_per_article=3), llm, cache)  # a rerun is free
     assert len(server.chat_bodies) == calls
@@ -156,6 +156,36 @@ def test_validation_verdict_is_read_from_its_tag_not_the_last_digit(llm_server: 
     assert valid.column("validator_model").to_pylist() == ["validator-model"]
     assert ledger.rejected_by_reason == {"invalid_forward_looking": 1}
     assert "single_answer" in ledger.rejects[0].detail
+
+
+def test_one_bad_date_costs_only_its_own_candidate(llm_server: Any, cache: LLMCache) -> None:
+    good = question_block("Which city will host the 2027 Northern Games by June 10, 2025?", "Brennford")
+    monthly = question_block(
+        "Which body will pick the host by June 2025?", "Northern Games Federation"
+    ).replace("2025-06-10</resolution_date>", "June 2025</resolution_date>")
+    unknown = question_block("Who will lead the federation by June 10, 2025?", "Ana Whitlock").replace(
+        "2025-06-10</resolution_date>", "UNKNOWN</resolution_date>"
+    )
+    _, gen_llm = llm_server(lambda prompt, seen: Reply(text=good + unknown + monthly))
+    validator, llm = llm_server(
+        lambda prompt, seen: Reply(
+            text="<reasons>ok</reasons><failed_criteria>none</failed_criteria><verdict>valid</verdict>"
+        )
+    )
+    source = article("three")
+    candidates, qgen_ledger = generate_questions(pa.Table.from_pylist([source]), QgenConfig(), gen_llm, cache)
+    qgen_ledger.check_balance()
+    assert candidates.num_rows == 3 and qgen_ledger.extra["candidates_with_problem"] == 1
+    problems = {row["answer"]: row["candidate_problem"] for row in candidates.to_pylist()}
+    assert problems["Ana Whitlock"] == "unknown_resolution_date: resolution date 'UNKNOWN'"
+    assert problems["Brennford"] is None and problems["Northern Games Federation"] is None
+    valid, ledger = validate_questions(
+        candidates, article_index(pa.Table.from_pylist([source])), JudgeConfig(), llm, cache
+    )
+    ledger.check_balance()
+    assert sorted(valid.column("answer").to_pylist()) == ["Brennford", "Northern Games Federation"]
+    assert ledger.rejected_by_reason == {"unknown_resolution_date": 1}
+    assert len(validator.chat_bodies) == 2  # the flagged candidate costs no call
 
 
 def test_select_keeps_lone_questions_and_asks_only_for_contested_articles(
@@ -254,9 +284,12 @@ def test_question_dedup_keeps_the_earliest_report_of_one_event() -> None:
             "news_source": "news.example", "candidate_index": 0, "question_title": title, "background": "b",
             "resolution_criteria": "r", "answer": answer, "answer_type": "string (location)",
             "question_start_date_text": "2025-05-01", "resolution_date_text": "2025-06-10",
-            "generator_model": "g", "generator_prompt": "1:h", "validator_model": None, "leakage_edited": None,
+            "generator_model": "g", "generator_prompt": "1:h", "candidate_problem": None,
+            "validator_model": None, "leakage_edited": None,
             "answer_class": None, "question_start_date": None, "resolution_date": None,
-            "resolution_date_clamped": None, "cross_question_leak": None, "split": None,
+            "resolution_date_clamped": None, "question_start_date_clamped": None,
+            "question_start_date_text_precision": None, "resolution_date_text_precision": None,
+            "cross_question_leak": None, "split": None,
         }  # fmt: skip
 
     title = "Which city will be chosen to host the 2027 Northern Games by June 10, 2025?"
@@ -288,7 +321,8 @@ def _candidate(
         "question_title": "Which city will host the 2027 Games by June 10, 2025?",
         "background": "Question start date: 2025-05-01.", "resolution_criteria": "Source of truth: the federation.",
         "answer": answer, "answer_type": answer_type, "question_start_date_text": start,
-        "resolution_date_text": resolution, "generator_model": "g", "generator_prompt": "1:h", **LATER_COLUMNS,
+        "resolution_date_text": resolution, "generator_model": "g", "generator_prompt": "1:h",
+        "candidate_problem": None, **LATER_COLUMNS,
     }  # fmt: skip
 
 
@@ -313,29 +347,47 @@ def test_dates_clamp_reject_and_repair(llm_server: Any, cache: LLMCache) -> None
         _candidate("Knowable", "string (location)", start="2025-04-01"),
         _candidate("Obvious", "string (location)"),
         _candidate("Undated", "string (location)", resolution="sometime in June"),
-        _candidate("Late start", "string (location)", start="2025-05-25"),
+        _candidate("Late start", "string (location)", start="2025-05-25"),  # clamped to 05-19
+        _candidate("Monthly", "string (location)", resolution="by June 2025"),  # 06-30, clamped to 05-20
+        _candidate("Too early", "string (location)", resolution="April 2025"),  # 04-30 < article 05-20
     ]
     table = questions_table(rows)
     articles = {row["article_id"]: {"text": ARTICLE_TEXT} for row in rows}
     plain, ledger = check_dates(table, articles, "2025-05", DatesConfig(), llm, cache)
     ledger.check_balance()
-    assert ledger.rejected_by_reason == {"start_not_before_article": 1, "unknown_resolution_date": 1}
+    assert ledger.rejected_by_reason == {"resolution_before_article": 1, "unparseable_resolution_date": 1}
     by_answer = {row["answer"]: row for row in plain.to_pylist()}
     assert (
         str(by_answer["Brennford"]["resolution_date"]) == "2025-05-20"
         and by_answer["Brennford"]["resolution_date_clamped"]
     )
+    late = by_answer["Late start"]
+    assert str(late["question_start_date"]) == "2025-05-19" and late["question_start_date_clamped"]
+    monthly = by_answer["Monthly"]
+    assert (
+        monthly["resolution_date_text_precision"] == "month"
+        and str(monthly["resolution_date"]) == "2025-05-20"
+    )
+    assert ledger.extra["start_dates_clamped"] == 1 and ledger.extra["partial_deadlines_kept"] == 1
+    strict, ledger = check_dates(
+        table, articles, "2025-05", DatesConfig(partial_deadline="reject"), llm, cache
+    )
+    ledger.check_balance()
+    assert ledger.rejected_by_reason == {"partial_resolution_date": 2, "unparseable_resolution_date": 1}
+    assert "Monthly" not in strict.column("answer").to_pylist()
     repaired, ledger = check_dates(table, articles, "2025-05", DatesConfig(date_repair=True), llm, cache)
     ledger.check_balance()
     assert ledger.rejected_by_reason == {
-        "start_not_before_article": 1,
-        "unknown_resolution_date": 1,
+        "resolution_before_article": 1,
+        "unparseable_resolution_date": 1,
         "repaired_before_month": 1,
-        "answer_known_at_start": 1,
+        "answer_known_at_start": 2,  # "Obvious", and "Late start" (repaired 05-18, start 05-19)
     }
-    assert ledger.extra["date_repair_calls"] == 3  # only questions that passed the plain checks are asked
-    (kept,) = repaired.to_pylist()
-    assert kept["answer"] == "Brennford" and str(kept["resolution_date"]) == "2025-05-18"
+    assert ledger.extra["date_repair_calls"] == 5  # only questions that passed the plain checks are asked
+    kept = {row["answer"]: row for row in repaired.to_pylist()}
+    assert sorted(kept) == ["Brennford", "Monthly"]
+    # The repaired day (05-18) is noted but does not move the deadline before the article (05-20).
+    assert str(kept["Brennford"]["resolution_date"]) == "2025-05-20"
 
 
 def test_answer_type_filter_normalises_keeps_and_drops() -> None:
@@ -344,18 +396,23 @@ def test_answer_type_filter_normalises_keeps_and_drops() -> None:
     from almanac.foresight.records import questions_table
 
     rows = [
-        _candidate("Halima Okonjo", "String(Name)"),
+        _candidate("Whitlock", "String(Name)"),  # the surname of "Ana Whitlock" in the article
         _candidate("14", "Numeric (Integer)"),
         _candidate("Ana Whitlock", "string"),  # vague type: classified from the article by NER
+        _candidate("Brennford", "string (name)"),  # a city, declared a person: no full name anywhere
+        _candidate("Oldmere", "string (country)"),  # not a country
     ]
     texts = {row["article_id"]: ARTICLE_TEXT for row in rows}
     kept, ledger = filter_answer_types(questions_table(rows), texts, AnswerTypeConfig())
     ledger.check_balance()
-    assert ledger.rejected_by_reason == {"answer_class_numeric": 1}
+    assert ledger.rejected_by_reason == {"answer_class_numeric": 1, "answer_type_mismatch": 2}
+    details = sorted(r.detail for r in ledger.rejects if r.reason == "answer_type_mismatch")
+    assert details[0].startswith("declared string (country): 'Oldmere' is not in the country list")
+    assert "'Brennford' is not a person" in details[1]
     by_answer = {row["answer"]: row for row in kept.to_pylist()}
     assert (
-        by_answer["Halima Okonjo"]["answer_type"] == "string (name)"
-        and by_answer["Halima Okonjo"]["answer_class"] == "name"
+        by_answer["Whitlock"]["answer_type"] == "string (name)"
+        and by_answer["Whitlock"]["answer_class"] == "name"
     )
     assert (
         by_answer["Ana Whitlock"]["answer_class"] == "name"

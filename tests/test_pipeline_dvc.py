@@ -42,6 +42,16 @@ def test_repro_builds_every_stage_with_balanced_metrics(built: Path) -> None:
     assert news.num_rows > 0 and set(news.column("origin").to_pylist()) == {"ccnews"}
 
 
+def test_every_released_row_passes_almanac_check(built: Path) -> None:
+    """The sample build's splits hold every invariant; the check stages wrote their counts."""
+    result = run([str(BIN / "almanac"), "check", "all"], built)
+    assert result.stdout.rstrip().endswith("check: ok"), result.stdout
+    for style in ("openforesight", "openforecast", "mirai"):
+        summary = json.loads((built / f"reports/check/{style}.json").read_text())
+        assert summary["ok"] and summary["rows"] > 0, style
+        assert all(item["checked"] > 0 and item["violations"] == 0 for item in summary["invariants"].values())
+
+
 def test_second_repro_is_a_no_op(built: Path) -> None:
     result = dvc(["repro"], built)
     assert "Data and pipelines are up to date" in result.stdout

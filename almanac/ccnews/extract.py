@@ -1,15 +1,21 @@
-"""Turn an HTML payload into article fields with trafilatura, and identify its language."""
+"""Turn an HTML payload into article fields with trafilatura, and identify its language.
+
+The publication date is not trafilatura's: see :mod:`almanac.ccnews.dates` for why and how.
+"""
 
 from __future__ import annotations
 
 import codecs
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 import py3langid
 import trafilatura
 from trafilatura.settings import Document
+from trafilatura.utils import load_html
+
+from almanac.ccnews.dates import DateFinding, find_page_date
 
 # A page whose "main text" has no line this long is navigation or teaser boilerplate, not an article.
 MIN_PARAGRAPH_WORDS = 8
@@ -20,7 +26,12 @@ _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?([\w.:-]+)", re.IGNO
 class Extracted:
     title: str | None
     text: str
-    publish_date: datetime | None
+    date: DateFinding
+
+    @property
+    def publish_date(self) -> datetime | None:
+        """A full publication day stated by the page, else None (never a year turned into 1 January)."""
+        return self.date.day
 
 
 def decode_html(payload: bytes, declared: str | None, errors: str = "strict") -> str:
@@ -40,7 +51,7 @@ def decode_html(payload: bytes, declared: str | None, errors: str = "strict") ->
 
 
 def extract_article(html: str, url: str) -> Extracted | None:
-    """Main text, title and original publication date; None when there is no article text."""
+    """Main text, title and the page's own publication day; None when there is no article text."""
     document = trafilatura.bare_extraction(
         html,
         url=url,
@@ -48,7 +59,8 @@ def extract_article(html: str, url: str) -> Extracted | None:
         include_comments=False,
         include_tables=False,
         deduplicate=False,
-        date_extraction_params={"original_date": True, "extensive_search": True},
+        # Its date is unused, but non-extensive keeps htmldate from scanning the whole page for one.
+        date_extraction_params={"original_date": True, "extensive_search": False},
     )
     if not isinstance(document, Document):  # None: nothing extracted (a dict only with as_dict=True)
         return None
@@ -58,7 +70,7 @@ def extract_article(html: str, url: str) -> Extracted | None:
     return Extracted(
         title=(document.title or None),
         text=text,
-        publish_date=parse_day(document.date),
+        date=find_page_date(load_html(html), url),
     )
 
 
@@ -66,15 +78,6 @@ def normalize_text(text: str) -> str:
     """One paragraph per line, inner whitespace collapsed: what IDs and word counts are taken over."""
     lines = (" ".join(line.split()) for line in text.splitlines())
     return "\n".join(line for line in lines if line)
-
-
-def parse_day(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.strptime(value[:10], "%Y-%m-%d").replace(tzinfo=UTC)
-    except ValueError:
-        return None
 
 
 def detect_language(text: str) -> str:

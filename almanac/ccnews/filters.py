@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 Verdict = tuple[str, str] | None
-PUBLISH_DATE_FALLBACKS = ("none", "crawl_date")
 
 
 @dataclass(frozen=True)
@@ -20,13 +19,8 @@ class FilterConfig:
     min_words: int = 100  # OpenForesight kept articles of at least 100 words
     min_publish_date: str = ""  # optional publication window, ISO dates, inclusive
     max_publish_date: str = ""
-    # A missing publish date rejects the article unless the crawl date is accepted as a stand-in;
-    # the crawl date is only an upper bound on publication, so "none" is the default.
-    publish_date_fallback: str = "none"
 
     def __post_init__(self) -> None:
-        if self.publish_date_fallback not in PUBLISH_DATE_FALLBACKS:
-            raise ValueError(f"publish_date_fallback must be one of {PUBLISH_DATE_FALLBACKS}")
         for value in (self.min_publish_date, self.max_publish_date):
             if value:
                 datetime.fromisoformat(value)  # fail at start-up, not per article
@@ -50,16 +44,6 @@ def check_length(word_count: int, config: FilterConfig) -> Verdict:
     if word_count < config.min_words:
         return "too_short", f"{word_count} words < {config.min_words}"
     return None
-
-
-def resolve_publish_date(
-    publish_date: datetime | None, crawl_date: datetime | None, config: FilterConfig
-) -> tuple[datetime | None, Verdict]:
-    if publish_date is not None:
-        return publish_date, None
-    if config.publish_date_fallback == "crawl_date" and crawl_date is not None:
-        return crawl_date, None
-    return None, ("no_publish_date", "no publication date found in the article")
 
 
 def check_publish_window(publish_date: datetime, config: FilterConfig) -> Verdict:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from almanac.ccnews.dates import DateDecision, DateFinding, DatePolicy, decide_date
 from almanac.ccnews.extract import decode_html, detect_language, extract_article, normalize_text
 from almanac.ccnews.filters import (
     FilterConfig,
@@ -20,7 +21,6 @@ from almanac.ccnews.filters import (
     check_language,
     check_length,
     check_publish_window,
-    resolve_publish_date,
 )
 from almanac.ccnews.newsplease import read_newsplease
 from almanac.ccnews.records import ParsedArticle, RawPage, ReaderItem, Skipped, Unreadable
@@ -41,6 +41,17 @@ class IngestConfig:
     raw_dir: str = "data/raw/sample/ccnews"
     filters: FilterConfig = field(default_factory=FilterConfig)
     decode_errors: str = "strict"  # "replace" keeps mis-encoded pages with U+FFFD instead of rejecting
+    # No defensible publication day: "crawl_date" keeps the article dated by its crawl (an upper
+    # bound, flagged in date_precision); "reject" drops it with reason no_publish_date.
+    undated: str = "crawl_date"
+    max_date_lag_days: int = 30  # a day guessed from the text this long before the crawl is not believed
+
+    def __post_init__(self) -> None:
+        DatePolicy(self.undated, self.max_date_lag_days)  # validate at start-up, not per article
+
+    @property
+    def date_policy(self) -> DatePolicy:
+        return DatePolicy(self.undated, self.max_date_lag_days)
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
         if isinstance(item, Unreadable):
             ledger.reject(content_id(item.source), item.reason, item.detail, item.source)
             continue
-        row, verdict = _to_article(item, task)
+        row, verdict = _to_article(item, task, ledger)
         if verdict is not None:
             ledger.reject(content_id(item.url, item.source), verdict[0], verdict[1], item.source)
         else:
@@ -106,7 +117,9 @@ def _read(task: FileTask) -> Iterator[ReaderItem]:
         yield Unreadable("unknown_file_type", "expected .warc(.gz) or .jsonl(.gz)", f"{task.label}:0")
 
 
-def _to_article(item: RawPage | ParsedArticle, task: FileTask) -> tuple[dict[str, Any] | None, Verdict]:
+def _to_article(
+    item: RawPage | ParsedArticle, task: FileTask, ledger: StageLedger
+) -> tuple[dict[str, Any] | None, Verdict]:
     filters = task.config.filters
     url = canonical_url(item.url)
     domain = source_domain(url)
@@ -124,9 +137,9 @@ def _to_article(item: RawPage | ParsedArticle, task: FileTask) -> tuple[dict[str
         extracted = extract_article(html, url)
         if extracted is None:
             return None, ("no_extractable_text", "trafilatura found no paragraph of article text")
-        title, text, published = extracted.title, extracted.text, extracted.publish_date
+        title, text, found = extracted.title, extracted.text, extracted.date
     else:
-        title, text, published = item.title, normalize_text(item.text), item.publish_date
+        title, text, found = item.title, normalize_text(item.text), item.date
     if not text:
         return None, ("no_extractable_text", "empty article text")
     word_count = len(text.split())
@@ -137,13 +150,28 @@ def _to_article(item: RawPage | ParsedArticle, task: FileTask) -> tuple[dict[str
     verdict = check_language(language, filters)
     if verdict:
         return None, verdict
-    publish_date, verdict = resolve_publish_date(published, item.crawl_date, filters)
-    if verdict or publish_date is None:
-        return None, verdict
-    verdict = check_publish_window(publish_date, filters)
+    date = _decide_date(found, item.crawl_date, task.config.date_policy, ledger)
+    if date.publish_date is None:
+        return None, ("no_publish_date", date.detail)
+    verdict = check_publish_window(date.publish_date, filters)
     if verdict:
         return None, verdict
-    return _row(item, task, url, domain, title, text, publish_date, language, word_count), None
+    # Counted for kept rows only, so each tally sums to items_out.
+    ledger.count("dates_by_source", date.source)
+    ledger.count("dates_by_precision", date.precision)
+    return _row(item, task, url, domain, title, text, date, language, word_count), None
+
+
+def _decide_date(
+    found: DateFinding, crawl_date: datetime | None, policy: DatePolicy, ledger: StageLedger
+) -> DateDecision:
+    """Decide the row's date; count the year/month-only dates ignored and the days discarded."""
+    for source in found.partial_sources:
+        ledger.count("partial_dates_ignored", source)  # a year or month seen and not made a day
+    decision = decide_date(found, crawl_date, policy)
+    if decision.discarded is not None and found.source is not None:
+        ledger.count(f"dates_discarded_{decision.discarded}", found.source)
+    return decision
 
 
 def _row(
@@ -153,10 +181,12 @@ def _row(
     domain: str,
     title: str | None,
     text: str,
-    publish_date: datetime,
+    date: DateDecision,
     language: str,
     word_count: int,
 ) -> dict[str, Any]:
+    assert date.publish_date is not None
+    publish_date = date.publish_date
     return {
         "id": content_id(url, text),
         "url": url,
@@ -165,6 +195,8 @@ def _row(
         "text": text,
         "publish_date": publish_date.astimezone(UTC).replace(microsecond=0),
         "publish_month": month_of(publish_date.astimezone(UTC)),
+        "date_source": date.source,
+        "date_precision": date.precision,
         "language": language,
         "word_count": word_count,
         "crawl_date": item.crawl_date.replace(microsecond=0) if item.crawl_date else None,

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from almanac.ccnews.dates import DateFinding, parse_date_value
 from almanac.ccnews.jsonl import read_json_objects
 from almanac.ccnews.records import ParsedArticle, ReaderItem, Unreadable
 
@@ -30,7 +31,7 @@ def _to_article(record: dict[str, Any], source: str, line_number: int) -> Reader
         return Unreadable("missing_field", f"missing or empty: {', '.join(missing)}", source)
     title = record.get("title")
     try:
-        publish_date = _parse_date(record.get("date_publish"))
+        date = _publish_date(record.get("date_publish"))
         crawl_date = _parse_date(record.get("date_download"))
     except ValueError as error:
         return Unreadable("bad_date", str(error), source)
@@ -38,11 +39,25 @@ def _to_article(record: dict[str, Any], source: str, line_number: int) -> Reader
         url=record["url"],
         title=title if isinstance(title, str) else None,
         text=record["maintext"],
-        publish_date=publish_date,
+        date=date,
         crawl_date=crawl_date,
         source=source,
         offset=line_number,
     )
+
+
+def _publish_date(value: Any) -> DateFinding:
+    """A day from ``date_publish``; a year or month alone is kept as "no day", not as the 1st."""
+    if value is None or value == "":
+        return DateFinding()
+    if not isinstance(value, str):
+        raise ValueError(f"date is not a string: {value!r}")
+    day, precision = parse_date_value(value, keep_time=True)
+    if day is not None:
+        return DateFinding(day, "feed")
+    if precision is not None:
+        return DateFinding(partial_sources=("feed",))
+    raise ValueError(f"unparseable date {value!r}")
 
 
 def _parse_date(value: Any) -> datetime | None:

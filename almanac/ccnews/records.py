@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from almanac.ccnews.dates import DateFinding
+
 
 @dataclass(frozen=True)
 class RawPage:
@@ -25,7 +27,7 @@ class ParsedArticle:
     url: str
     title: str | None
     text: str
-    publish_date: datetime | None
+    date: DateFinding  # from the feed's date_publish (source "feed")
     crawl_date: datetime | None
     source: str  # "<file>:<line number>"
     offset: int

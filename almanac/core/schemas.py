@@ -22,6 +22,10 @@ ARTICLE_SCHEMA = pa.schema(
         pa.field("text", pa.string(), nullable=False),
         pa.field("publish_date", TIMESTAMP, nullable=False),
         pa.field("publish_month", pa.string(), nullable=False),
+        # Where publish_date came from: feed | html_meta | json_ld | url | text | crawl_date
+        # (almanac.ccnews.dates.DATE_SOURCES); "day", or "upper_bound" when the crawl date stands in.
+        pa.field("date_source", pa.string(), nullable=False),
+        pa.field("date_precision", pa.string(), nullable=False),
         pa.field("language", pa.string()),
         pa.field("word_count", pa.int32(), nullable=False),
         pa.field("crawl_date", TIMESTAMP),

@@ -1,8 +1,12 @@
 """complex_events: Wikipedia event articles and WCEP stories -> complex events with dated documents.
 
 A Wikipedia event article is one complex event with one document (its kept sections). WCEP events
-that share a story path (the whole path, or only its first heading with ``wcep_group: top``) form one
-complex event; each WCEP event is a document holding its summary and the text of the source articles
+that share a story heading form one complex event. The paper aggregates "events sharing the same
+subheaders"; on the portal an event sits under its story's heading, which is nested under broader
+headings (a storm under its season, an election under a country's politics) that the portal does not
+nest the same way every day. So by default (``wcep_group: event``) the story is the innermost
+heading, whatever it is nested under; ``path`` groups by the whole heading path, ``top`` by the
+outermost heading only. Each WCEP event is a document holding its summary and the text of the source articles
 wcep_news resolved, so the timeline stage can read a story in date order. Items are the wiki articles
 and the WCEP events: each lands in a complex event or is a reject (an event with no story heading
 belongs to no story).
@@ -25,13 +29,13 @@ from almanac.events.schema import COMPLEX_EVENT_SCHEMA
 from almanac.wiki.sections import Section
 
 STAGE = "complex_events"
-WCEP_GROUPS = ("story", "top")
+WCEP_GROUPS = ("event", "path", "top")
 PATH_SEPARATOR = " > "
 
 
 @dataclass(frozen=True)
 class ComplexEventsConfig:
-    wcep_group: str = "story"  # story: the full story path; top: its first heading only
+    wcep_group: str = "event"  # event: innermost story heading; path: the whole path; top: outermost
     max_document_chars: int = 12000  # per WCEP event document; <= 0 keeps whole texts
 
     def __post_init__(self) -> None:
@@ -96,6 +100,7 @@ def _wcep_rows(
     articles = _articles_by_event(news)
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     categories: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    paths: dict[tuple[str, ...], list[tuple[str, ...]]] = defaultdict(list)
     seen: set[str] = set()
     without_articles = truncated = 0
     for event in events.to_pylist():
@@ -109,16 +114,25 @@ def _wcep_rows(
             ledger.reject(event["id"], "duplicate_event", event["summary"][:300], event["source"])
             continue
         seen.add(event["id"])
-        key = tuple(path if config.wcep_group == "story" else path[:1])
+        key = group_key(path, config.wcep_group)
         document, was_truncated = _wcep_document(event, path, articles.get(event["id"], []), config)
         without_articles += not articles.get(event["id"])
         truncated += was_truncated
         groups[key].append(document)
         categories[key].append(event["category"])
+        # Under an innermost heading the full paths may differ; keep them to show the usual one.
+        paths[key].append(tuple(path) if config.wcep_group == "event" else key)
         ledger.items_out += 1
     ledger.extra["wcep_events_without_articles"] = without_articles
     ledger.extra["wcep_documents_truncated"] = truncated
-    return [_wcep_row(path, documents, categories[path]) for path, documents in groups.items()]
+    return [_wcep_row(key, documents, categories[key], paths[key]) for key, documents in groups.items()]
+
+
+def group_key(path: Sequence[str], wcep_group: str) -> tuple[str, ...]:
+    """The headings that name a WCEP event's complex event under ``wcep_group``."""
+    if wcep_group == "event":
+        return (path[-1],)
+    return tuple(path) if wcep_group == "path" else (path[0],)
 
 
 def _articles_by_event(news: pa.Table) -> dict[str, list[dict[str, Any]]]:
@@ -161,19 +175,25 @@ def _wcep_document(
 
 
 def _wcep_row(
-    path: tuple[str, ...], documents: list[dict[str, Any]], categories: list[str]
+    key: tuple[str, ...],
+    documents: list[dict[str, Any]],
+    categories: list[str],
+    paths: list[tuple[str, ...]],
 ) -> dict[str, Any]:
     documents.sort(key=lambda doc: (doc["date"], doc["doc_id"]))
+    # The story path shown: the one its events sit under most often (ties: the first in sorted order).
+    counts = Counter(paths)
+    path = min(counts, key=lambda candidate: (-counts[candidate], candidate))
     return {
-        "ce_id": wcep_ce_id(path),
+        "ce_id": wcep_ce_id(key),
         "origin": "wcep",
-        "title": path[-1],
+        "title": key[-1],
         "story_path": list(path),
         "topic": majority_topic(categories),
         "first_date": documents[0]["date"],
         "last_date": documents[-1]["date"],
         "documents": documents,
-        "source": f"wcep_story:{PATH_SEPARATOR.join(path)}",
+        "source": f"wcep_story:{PATH_SEPARATOR.join(key)}",
     }
 
 

@@ -1,17 +1,22 @@
 """Cut days T_k, split windows and target trimming: the leakage-relevant part of the task builder.
 
-A timeline is a list of atomic events in chronological order (the timeline stage sorts dated events by
-the first day their date can mean). A cut at day T splits it at the first event dated exactly T:
-events before it are the background X, that event and everything after it the targets Y. Which days
-are cut is decided by a random generator seeded with the params seed and the complex event's id, so
-a complex event's cuts do not depend on which other complex events are in the input or their order.
+Every event date is an interval: a day, a month (its first to its last day) or a year; an undated
+event has no bounds at all. A cut at day T (a day on which some event is dated exactly) puts an event
+in the background X only when its whole interval ends before T, and among the targets Y only when it
+starts on or after T. An event whose interval holds T without starting on it ("2025-05" for a cut on
+2025-05-20) and an undated event belong to neither: shown as background they could be after the cut,
+asked as targets they could be before it, so they are left out of that sample and counted.
+
+Which days are cut is decided by a random generator seeded with the params seed and the complex
+event's id, so a complex event's cuts do not depend on which other complex events are in the input or
+their order. A complex event lands in exactly one split (see :func:`assign_split`).
 """
 
 from __future__ import annotations
 
 import calendar
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -19,6 +24,10 @@ from typing import Any
 from almanac.llm.event_outputs import ARGUMENT_NAMES, EventArguments, EventDate, TimelineEvent
 
 Event = Mapping[str, Any]  # one ATOMIC_EVENT_TYPE record
+
+
+SPLIT_ORDER = ("train", "validation", "test")  # earliest window first
+SPLIT_BOUNDARY_RULES = ("earlier", "drop")
 
 
 @dataclass(frozen=True)
@@ -51,19 +60,29 @@ class SplitWindows:
         except (TypeError, ValueError):
             raise ValueError(f"event_tasks.split.{name} must be a yyyy-mm-dd date, got {value!r}") from None
 
-    @property
-    def test_start_day(self) -> date:
-        return date.fromisoformat(self.test_start)
+    def bounds(self, split: str) -> tuple[date | None, date]:
+        """First and last day of a split's window (train has no first day)."""
+        if split == "train":
+            return None, self._day("train_end")
+        if split == "validation":
+            return self._day("validation_start"), self._day("validation_end")
+        if split == "test":
+            return self._day("test_start"), self._day("test_end")
+        raise ValueError(f"unknown split {split!r}")
 
     def split_of(self, day: date) -> str | None:
         """The split whose window holds ``day``, or None in a gap or after the test end."""
-        if day <= date.fromisoformat(self.train_end):
-            return "train"
-        if date.fromisoformat(self.validation_start) <= day <= date.fromisoformat(self.validation_end):
-            return "validation"
-        if self.test_start_day <= day <= date.fromisoformat(self.test_end):
-            return "test"
+        for split in SPLIT_ORDER:
+            if self.holds(split, (day, day)):
+                return split
         return None
+
+    def holds(self, split: str, span: tuple[date, date] | None) -> bool:
+        """Whether the whole interval ``span`` lies inside the split's window (never for undated)."""
+        if span is None:
+            return False
+        first, last = self.bounds(split)
+        return (first is None or first <= span[0]) and span[1] <= last
 
 
 @dataclass(frozen=True)
@@ -74,10 +93,18 @@ class EventTasksConfig:
     arguments: tuple[str, ...] = ARGUMENT_NAMES  # arguments AQA / MCAC may ask about
     role: str = "annotator"
     split: SplitWindows = field(default_factory=SplitWindows)
+    # A complex event whose eligible cut days fall in several windows: "earlier" keeps it in the
+    # earliest of them (only that window's cut days, targets trimmed at its end); "drop" rejects it.
+    split_boundary: str = "earlier"
 
     def __post_init__(self) -> None:
         if self.cuts_per_event < 1 or self.min_background_events < 1:
             raise ValueError("event_tasks: cuts_per_event and min_background_events must be >= 1")
+        if self.split_boundary not in SPLIT_BOUNDARY_RULES:
+            raise ValueError(
+                f"event_tasks.split_boundary must be one of {SPLIT_BOUNDARY_RULES},"
+                f" got {self.split_boundary!r}"
+            )
         unknown = sorted(set(self.arguments) - set(ARGUMENT_NAMES))
         if unknown or not self.arguments or len(set(self.arguments)) != len(self.arguments):
             raise ValueError(
@@ -89,8 +116,17 @@ class EventTasksConfig:
 class Cut:
     ce_id: str
     day: date  # T_k
-    index: int  # position of the first event dated T_k: background = events[:index]
     split: str | None  # None: T_k lies outside every split window
+
+
+@dataclass(frozen=True)
+class CutEvents:
+    """A timeline divided at one day, each side in timeline order."""
+
+    background: list[Event]  # whole interval before the day
+    targets: list[Event]  # interval starting on or after the day
+    undated: int  # events with no date: in neither list
+    straddling: int  # dated events whose interval holds the day but starts before it: in neither
 
 
 def seeded(seed: int, *parts: object) -> random.Random:
@@ -112,51 +148,88 @@ def date_span(event: Event) -> tuple[date, date] | None:
     return None
 
 
-def eligible_cuts(events: Sequence[Event], min_background: int) -> tuple[dict[date, int], int]:
-    """Cut days -> index of their first event, and how many days failed the chronology check.
+def divide(events: Sequence[Event], day: date) -> CutEvents:
+    """Background and targets of a cut at ``day``, by date interval alone."""
+    background, targets = [], []
+    undated = straddling = 0
+    for event in events:
+        span = date_span(event)
+        if span is None:
+            undated += 1
+        elif span[1] < day:
+            background.append(event)
+        elif span[0] >= day:
+            targets.append(event)
+        else:
+            straddling += 1
+    return CutEvents(background, targets, undated, straddling)
 
-    A day qualifies when an event is dated exactly that day, at least ``min_background`` events come
-    before the first such event, no background event is dated certainly after the day and no target
-    certainly before it. A sorted timeline passes the check on every day; it guards against inputs
-    whose order would otherwise put a future event into a background.
+
+def eligible_cuts(events: Sequence[Event], min_background: int) -> tuple[dict[date, CutEvents], int]:
+    """Cut days -> their division, and how many days failed the chronology check.
+
+    A day qualifies when an event is dated exactly that day and at least ``min_background`` events
+    end before it. The timeline's order must also agree with the dates around the day: every
+    background event before the first event dated that day, every target from it on. A timeline
+    sorted by date interval always agrees; one that does not is suspect (a model's order that the
+    dates contradict), so such a day is not cut.
     """
     first_index: dict[date, int] = {}
     for index, event in enumerate(events):
         if event["date_precision"] == "day":
             first_index.setdefault(date.fromisoformat(event["date"]), index)
-    spans = [date_span(event) for event in events]
-    eligible: dict[date, int] = {}
+    positions = {id(event): index for index, event in enumerate(events)}
+    eligible: dict[date, CutEvents] = {}
     out_of_order = 0
     for day, index in sorted(first_index.items()):
-        if index < min_background:
+        division = divide(events, day)
+        if len(division.background) < min_background:
             continue
-        future_background = any(span is not None and span[0] > day for span in spans[:index])
-        past_target = any(span is not None and span[1] < day for span in spans[index:])
-        if future_background or past_target:
+        late_background = any(positions[id(event)] > index for event in division.background)
+        early_target = any(positions[id(event)] < index for event in division.targets)
+        if late_background or early_target:
             out_of_order += 1
             continue
-        eligible[day] = index
+        eligible[day] = division
     return eligible, out_of_order
 
 
-def choose_cuts(ce_id: str, eligible: Mapping[date, int], config: EventTasksConfig) -> list[Cut]:
+def assign_split(days: Iterable[date], config: EventTasksConfig) -> tuple[str | None, list[date], str]:
+    """(split, cut days usable in it, reason) for one complex event from its eligible cut days.
+
+    One complex event, one split: its samples never sit on both sides of a boundary. Days in no
+    window are never usable. With days in one window the event goes there; with days in several,
+    ``split_boundary: earlier`` sends it to the earliest and keeps only that window's days, ``drop``
+    gives no split and the reason ``straddles_split_boundary``; with no day in any window the reason
+    is ``outside_split_windows``. The reason is "" when a split was assigned.
+    """
+    by_split: dict[str, list[date]] = {}
+    for day in sorted(days):
+        split = config.split.split_of(day)
+        if split is not None:
+            by_split.setdefault(split, []).append(day)
+    present = [split for split in SPLIT_ORDER if split in by_split]
+    if not present:
+        return None, [], "outside_split_windows"
+    if len(present) > 1 and config.split_boundary == "drop":
+        return None, [], "straddles_split_boundary"
+    return present[0], by_split[present[0]], ""
+
+
+def choose_days(ce_id: str, days: Sequence[date], config: EventTasksConfig) -> list[date]:
     """Up to ``cuts_per_event`` distinct days, drawn with a generator seeded by the complex event."""
-    days = sorted(eligible)
-    chosen = seeded(config.seed, ce_id, "cuts").sample(days, min(config.cuts_per_event, len(days)))
-    return [Cut(ce_id, day, eligible[day], config.split.split_of(day)) for day in sorted(chosen)]
+    pool = sorted(days)
+    return sorted(seeded(config.seed, ce_id, "cuts").sample(pool, min(config.cuts_per_event, len(pool))))
 
 
 def trim_targets(targets: Sequence[Event], split: str, windows: SplitWindows) -> tuple[list[Event], int]:
-    """Train/validation targets up to the first event that may fall on or after the test start.
+    """Targets up to the first one whose interval is not wholly inside the split's window.
 
-    Everything after that event goes too, dated or not: an undated event that follows a test-period
-    event in a chronological timeline is itself in the test period as far as anyone can tell.
+    Everything after that event goes too: a timeline runs forward, so what follows an event past the
+    window's end is past it as well as far as anyone can tell.
     """
-    if split == "test":
-        return list(targets), 0
     for index, event in enumerate(targets):
-        span = date_span(event)
-        if span is not None and span[1] >= windows.test_start_day:
+        if not windows.holds(split, date_span(event)):
             return list(targets[:index]), len(targets) - index
     return list(targets), 0
 

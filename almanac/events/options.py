@@ -1,4 +1,4 @@
-"""Multiple-choice pieces: filtering LLM negatives, shuffling options, the balanced Yes/No of VQA."""
+"""Multiple-choice pieces: filtering LLM negatives, shuffling options, the Yes/No draw of VQA."""
 
 from __future__ import annotations
 
@@ -65,17 +65,13 @@ def shuffled_options(gold: str, negatives: Sequence[str], seed: int, sample_id: 
     }
 
 
-def vqa_labels(mcnc_ids: Sequence[str], seed: int, split: str) -> dict[str, tuple[str, ...]]:
-    """The VQA labels drawn from each of a split's MCNC samples: exactly as many Yes as No.
+def vqa_candidate(gold: str, negatives: Sequence[str], seed: int, mcnc_id: str) -> tuple[str, str]:
+    """(label, candidate) of the one VQA sample drawn from an MCNC sample (OpenForecast 4.3).
 
-    A seeded permutation of the sorted ids gives one half Yes and the other No, so the result depends
-    on which samples exist, never on the order they were built in. With an odd count the sample left
-    over gives both a Yes and a No sample rather than being dropped.
+    The paper picks "the gold answer or one negative candidate" at random and labels it Yes or No:
+    a fair coin seeded by the MCNC sample, then a seeded choice among its negatives. Labels are not
+    forced to balance; the Yes share is reported instead.
     """
-    ids = sorted(mcnc_ids)
-    seeded(seed, "vqa", split).shuffle(ids)
-    half = len(ids) // 2
-    labels: dict[str, tuple[str, ...]] = {}
-    for position, sample in enumerate(ids):
-        labels[sample] = ("Yes",) if position < half else ("No",) if position < 2 * half else ("Yes", "No")
-    return labels
+    if seeded(seed, mcnc_id, "vqa-label").random() < 0.5:
+        return "Yes", gold
+    return "No", seeded(seed, mcnc_id, "vqa").choice(list(negatives))

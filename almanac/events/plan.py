@@ -1,17 +1,31 @@
-"""Cut samples: each timeline's chosen cuts with their background and (trimmed) targets.
+"""Cut samples: each timeline's split, its chosen cuts, their background and (trimmed) targets.
 
-Every chosen cut brings one candidate sample per task; a cut whose day lies in no split window is
-counted here, all of its candidates rejected with ``outside_split_windows``.
+Every chosen cut brings one candidate sample per task. A complex event is placed in one split before
+any cut is chosen (``assign_split``); when it gets none, the cuts it would have had are still drawn so
+that their candidates are counted, and all of them are rejected with the reason
+(``outside_split_windows`` or ``straddles_split_boundary``). A cut left with no target inside its
+window rejects its candidates with ``no_target_in_window``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from almanac.core.rejects import StageLedger
-from almanac.events.cuts import Cut, Event, EventTasksConfig, choose_cuts, eligible_cuts, trim_targets
+from almanac.events.cuts import (
+    Cut,
+    CutEvents,
+    Event,
+    EventTasksConfig,
+    SplitWindows,
+    assign_split,
+    choose_days,
+    eligible_cuts,
+    trim_targets,
+)
 from almanac.events.samples import SPLITS, TASKS, sample_id
 
 
@@ -23,7 +37,7 @@ class CutSample:
     cut: Cut
     split: str
     background: list[Event]
-    targets: list[Event]  # Y after trimming
+    targets: list[Event]  # Y after trimming at the split window's end
     trimmed: int
 
     @property
@@ -52,15 +66,37 @@ class CutSample:
         }
 
 
+def cut_sample(
+    timeline: dict[str, Any], cut: Cut, division: CutEvents, windows: SplitWindows
+) -> CutSample | None:
+    """The sample of one cut, its targets trimmed at its split window's end; None with no target left."""
+    if cut.split is None:
+        return None
+    targets, trimmed = trim_targets(division.targets, cut.split, windows)
+    if not targets:
+        return None
+    return CutSample(timeline, cut, cut.split, division.background, targets, trimmed)
+
+
 def plan_cuts(
     timelines: Sequence[dict[str, Any]], config: EventTasksConfig, ledger: StageLedger
 ) -> list[CutSample]:
-    """Choose each timeline's cuts; candidates of cuts outside every split window are rejected here."""
+    """Place each timeline in a split and choose its cuts; candidates that cannot be built are rejected."""
     ledger.extra.update(
-        {"timelines_in": len(timelines), "timelines_with_cuts": 0, "cut_days_out_of_order": 0}
+        {
+            "timelines_in": len(timelines),
+            "timelines_with_cuts": 0,
+            "cut_days_out_of_order": 0,
+            "cut_days_in_later_windows": 0,  # eligible days left unused: their event went to an earlier split
+            "undated_events_left_out": 0,  # per released cut: undated events, neither background nor target
+            "straddling_events_left_out": 0,  # per released cut: intervals that hold the cut day
+        }
     )
     ledger.extra["timelines_without_cut"] = {}
-    ledger.extra["cuts"] = {split: 0 for split in (*SPLITS, "outside_split_windows")}
+    ledger.extra["cuts"] = {
+        split: 0 for split in (*SPLITS, "outside_split_windows", "straddles_split_boundary")
+    }
+    ledger.extra["complex_events"] = {split: 0 for split in SPLITS}
     planned = []
     for timeline in sorted(timelines, key=lambda row: row["ce_id"]):
         events = timeline["events"]
@@ -70,22 +106,53 @@ def plan_cuts(
             ledger.count("timelines_without_cut", _no_cut_reason(events, out_of_order))
             continue
         ledger.extra["timelines_with_cuts"] += 1
-        for cut in choose_cuts(timeline["ce_id"], eligible, config):
+        split, days, reason = assign_split(eligible, config)
+        if split is None:
+            _reject_unplaced(timeline["ce_id"], eligible, reason, config, ledger)
+            continue
+        ledger.extra["complex_events"][split] += 1
+        ledger.extra["cut_days_in_later_windows"] += sum(
+            1 for day in eligible if day not in days and config.split.split_of(day) is not None
+        )
+        for day in choose_days(timeline["ce_id"], days, config):
             ledger.items_in += len(TASKS)
-            if cut.split is None:
-                ledger.extra["cuts"]["outside_split_windows"] += 1
-                for task in TASKS:
-                    ledger.reject(
-                        sample_id(task, cut.ce_id, cut.day),
-                        "outside_split_windows",
-                        f"cut day {cut.day.isoformat()} is in no split window",
-                        f"complex_event:{cut.ce_id}@{cut.day.isoformat()}",
-                    )
+            cut = Cut(timeline["ce_id"], day, split)
+            planned_cut = cut_sample(timeline, cut, eligible[day], config.split)
+            if planned_cut is None:
+                _reject(
+                    cut.ce_id, day, "no_target_in_window", f"no target lies inside the {split} window", ledger
+                )
                 continue
-            ledger.extra["cuts"][cut.split] += 1
-            targets, trimmed = trim_targets(events[cut.index :], cut.split, config.split)
-            planned.append(CutSample(timeline, cut, cut.split, events[: cut.index], targets, trimmed))
+            ledger.extra["cuts"][split] += 1
+            ledger.extra["undated_events_left_out"] += eligible[day].undated
+            ledger.extra["straddling_events_left_out"] += eligible[day].straddling
+            planned.append(planned_cut)
     return planned
+
+
+def _reject_unplaced(
+    ce_id: str, eligible: dict[date, CutEvents], reason: str, config: EventTasksConfig, ledger: StageLedger
+) -> None:
+    """Draw the cuts a complex event without a split would have had and reject their candidates.
+
+    The draw is over its days inside some window (``straddles_split_boundary``) or, with none, over
+    all of them (``outside_split_windows``), so the counts say how many samples the rule cost.
+    """
+    windowed = [day for day in eligible if config.split.split_of(day) is not None]
+    for day in choose_days(ce_id, windowed or list(eligible), config):
+        ledger.items_in += len(TASKS)
+        ledger.extra["cuts"][reason] += 1
+        detail = (
+            f"its cut days fall in more than one split window (split_boundary: {config.split_boundary})"
+            if reason == "straddles_split_boundary"
+            else f"cut day {day.isoformat()} is in no split window"
+        )
+        _reject(ce_id, day, reason, detail, ledger)
+
+
+def _reject(ce_id: str, day: date, reason: str, detail: str, ledger: StageLedger) -> None:
+    for task in TASKS:
+        ledger.reject(sample_id(task, ce_id, day), reason, detail, f"complex_event:{ce_id}@{day.isoformat()}")
 
 
 def _no_cut_reason(events: Sequence[Event], out_of_order: int) -> str:

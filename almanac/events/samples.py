@@ -1,10 +1,12 @@
 """Record schemas of the six OpenForecast-style tasks (one Parquet per task, and per task and split).
 
 A sample is cut out of one complex event's timeline at a day T_k (``cut_date``): the atomic events
-before the first event dated T_k are the background X shown to a forecaster, the events from there
-on are the targets Y it has to predict. Every task shares the common columns below; the
-task-specific columns follow. Events are whole atomic-event records (``ATOMIC_EVENT_TYPE``: text,
-date, date precision, arguments), so a user can render X and Y in any prompt format.
+whose date interval ends before T_k are the background X shown to a forecaster, those whose interval
+starts on or after T_k the targets Y it has to predict (undated events and intervals that hold T_k
+without starting on it are in neither). All samples of a complex event are in one split. Every
+task shares the common columns below; the task-specific columns follow. Events are whole
+atomic-event records (``ATOMIC_EVENT_TYPE``: text, date, date precision, arguments), so a user can
+render X and Y in any prompt format.
 """
 
 from __future__ import annotations
@@ -47,13 +49,13 @@ def sample_id(task: str, ce_id: str, cut_date: date, *target: str) -> str:
 COMMON_FIELDS = [
     pa.field("sample_id", pa.string(), nullable=False),  # sample_id(task, ce_id, cut_date, target...)
     pa.field("task", pa.string(), nullable=False),  # stf | ltf | aqa | mcnc | mcac | vqa
-    pa.field("split", pa.string(), nullable=False),  # train | validation | test, from cut_date
+    pa.field("split", pa.string(), nullable=False),  # train | validation | test: the complex event's
     pa.field("ce_id", pa.string(), nullable=False),  # the complex event (timelines.parquet)
     pa.field("origin", pa.string(), nullable=False),  # wikipedia | wcep
     pa.field("ce_title", pa.string(), nullable=False),  # article title or WCEP story name
     pa.field("topic", pa.string(), nullable=False),  # one of the WCEP categories (EVENT_TOPICS)
     pa.field("cut_date", pa.date32(), nullable=False),  # T_k: a day on which some atomic event is dated
-    # X: the timeline's events before the first event dated T_k, in timeline order.
+    # X: the timeline's events whose whole date interval ends before T_k, in timeline order.
     pa.field("background", pa.list_(ATOMIC_EVENT_TYPE), nullable=False),
 ]
 # Which model and prompt wrote the LLM-made parts (question, answer, negatives) of a sample.
@@ -72,8 +74,8 @@ OPTION_FIELDS = [
 
 TARGETS_FIELDS = [
     # STF: the events of Y dated exactly T_k (day precision). LTF: all of Y, in timeline order.
-    # Train and validation targets stop before the first event that may fall on or after the test
-    # start (and every event after it, dated or not), so no training label lies in the test period.
+    # Targets stop before the first event whose interval is not wholly inside the split's window
+    # (and every event after it), so no label of a split lies in a later split's period.
     pa.field("targets", pa.list_(ATOMIC_EVENT_TYPE), nullable=False),
     pa.field("targets_trimmed", pa.int32(), nullable=False),  # events of Y left out by that rule
 ]
@@ -121,7 +123,7 @@ SAMPLE_SCHEMAS: dict[str, pa.Schema] = {
             pa.field(
                 "candidate", pa.string(), nullable=False
             ),  # one MCNC option: the gold event or a negative
-            pa.field("label", pa.string(), nullable=False),  # Yes (gold) | No; balanced within each split
+            pa.field("label", pa.string(), nullable=False),  # Yes (gold) | No, by a seeded coin
             pa.field("mcnc_sample_id", pa.string(), nullable=False),  # the MCNC sample it was drawn from
             *LLM_FIELDS,
         ]

@@ -2,10 +2,15 @@
 
 An item is one sample of any task. A sample that breaks an invariant is a reject, never released:
 ``unknown_split`` / ``split_mismatch`` (its split is not the window of its cut day),
-``duplicate_sample_id``, ``background_after_cut`` (a background event dated after T_k),
-``target_after_test_start`` (a train or validation target that may fall on or after the test start),
-``inconsistent_options`` (MCNC/MCAC options not four, or the recorded gold not where the index says)
-and ``mcnc_sample_rejected`` (a VQA sample whose MCNC sample is not released).
+``duplicate_sample_id``, ``undated_event`` (an event shown or asked without a day, month or year),
+``background_after_cut`` (a background event whose date interval does not end before T_k),
+``target_before_cut`` (a target whose interval starts before T_k), ``target_outside_window`` (a
+target not wholly inside its split's window), ``inconsistent_options`` (MCNC/MCAC options not four,
+or the recorded gold not where the index says), ``negative_is_true_event`` (an MCNC negative that
+repeats an event of the sample), ``mcnc_sample_rejected`` (a VQA sample whose MCNC sample is not
+released), ``vqa_label_mismatch`` (Yes without the gold event, No without one of its negatives) and
+``complex_event_in_two_splits`` (every sample of a complex event whose samples would sit in more than
+one split: one complex event, one split).
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import pyarrow as pa
 from almanac.core.io import atomic_dir, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.text import fold
 from almanac.events.cuts import SplitWindows, date_span
-from almanac.events.samples import OPTION_LABELS, SAMPLE_SCHEMAS, SPLITS, TASKS
+from almanac.events.samples import OPTION_LABELS, SAMPLE_SCHEMAS, SPLITS, TASKS, VQA_LABELS
 
 STAGE = "event_split"
 
@@ -30,9 +36,9 @@ def split_samples(
 ) -> tuple[dict[tuple[str, str], pa.Table], StageLedger]:
     """(split, task) -> released samples (every pair present, possibly empty) and the ledger."""
     ledger = StageLedger(STAGE)
-    kept: dict[tuple[str, str], list[dict[str, Any]]] = {(s, t): [] for s in SPLITS for t in TASKS}
+    passed: list[tuple[str, dict[str, Any]]] = []
     seen: dict[str, str] = {}
-    released_mcnc: set[str] = set()
+    released_mcnc: dict[str, Mapping[str, Any]] = {}
     for task in TASKS:  # MCNC before VQA: a VQA sample follows its MCNC sample's fate
         rows = samples[task].to_pylist() if task in samples else []
         ledger.items_in += len(rows)
@@ -40,15 +46,26 @@ def split_samples(
             problem = violation(row, task, windows, released_mcnc)
             if problem is None and row["sample_id"] in seen:
                 problem = ("duplicate_sample_id", f"also a {seen[row['sample_id']]} sample")
-            source = f"complex_event:{row['ce_id']}@{row['cut_date'].isoformat()}"
             if problem is not None:
-                related = row.get("mcnc_sample_id") if problem[0] == "mcnc_sample_rejected" else None
-                ledger.reject(row["sample_id"], problem[0], problem[1], source, related)
+                related = row.get("mcnc_sample_id") if problem[0] in VQA_REASONS else None
+                ledger.reject(row["sample_id"], problem[0], problem[1], _source(row), related)
                 continue
             seen[row["sample_id"]] = task
             if task == "mcnc":
-                released_mcnc.add(row["sample_id"])
-            kept[(row["split"], task)].append(row)
+                released_mcnc[row["sample_id"]] = row
+            passed.append((task, row))
+    # One complex event, one split: a complex event seen in two splits is refused whole.
+    splits_of: dict[str, set[str]] = {}
+    for _task, row in passed:
+        splits_of.setdefault(row["ce_id"], set()).add(row["split"])
+    kept: dict[tuple[str, str], list[dict[str, Any]]] = {(s, t): [] for s in SPLITS for t in TASKS}
+    for task, row in passed:
+        splits = splits_of[row["ce_id"]]
+        if len(splits) > 1:
+            detail = f"complex event {row['ce_id']} has samples in {sorted(splits)}"
+            ledger.reject(row["sample_id"], "complex_event_in_two_splits", detail, _source(row))
+            continue
+        kept[(row["split"], task)].append(row)
     tables = {}
     for (split, task), rows in kept.items():
         tables[(split, task)] = table_from_rows(
@@ -65,8 +82,21 @@ def split_samples(
     return tables, ledger
 
 
+VQA_REASONS = ("mcnc_sample_rejected", "vqa_label_mismatch")
+
+
+def _source(row: Mapping[str, Any]) -> str:
+    return f"complex_event:{row['ce_id']}@{row['cut_date'].isoformat()}"
+
+
+def _targets(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    if "targets" in row:
+        return list(row["targets"])
+    return [row["target"]] if row.get("target") else []
+
+
 def violation(
-    row: Mapping[str, Any], task: str, windows: SplitWindows, released_mcnc: set[str]
+    row: Mapping[str, Any], task: str, windows: SplitWindows, released_mcnc: Mapping[str, Mapping[str, Any]]
 ) -> tuple[str, str] | None:
     """The first broken invariant of one sample as (reason, detail), or None."""
     cut = row["cut_date"]
@@ -75,21 +105,47 @@ def violation(
     expected = windows.split_of(cut)
     if row["split"] != expected:
         return "split_mismatch", f"cut day {cut.isoformat()} belongs to {expected}, not {row['split']}"
+    for event in [*row["background"], *_targets(row)]:
+        if date_span(event) is None:
+            return "undated_event", f"event {event['event_id']} has no date ({event['date']!r})"
     for event in row["background"]:
         span = date_span(event)
-        if span is not None and span[0] > cut:
+        if span is not None and span[1] >= cut:
             return "background_after_cut", f"background event {event['event_id']} dated {event['date']}"
-    if row["split"] != "test":
-        targets = row.get("targets") or ([row["target"]] if row.get("target") else [])
-        for event in targets:
-            span = date_span(event)
-            if span is not None and span[1] >= windows.test_start_day:
-                detail = f"target {event['event_id']} dated {event['date']}, test starts {windows.test_start}"
-                return "target_after_test_start", detail
+    for event in _targets(row):
+        span = date_span(event)
+        if span is not None and span[0] < cut:
+            detail = f"target {event['event_id']} dated {event['date']}, cut {cut.isoformat()}"
+            return "target_before_cut", detail
+        if not windows.holds(row["split"], span):
+            first, last = windows.bounds(row["split"])
+            window = f"{first.isoformat() if first else ''}..{last.isoformat()}"
+            detail = f"target {event['event_id']} dated {event['date']}, {row['split']} window {window}"
+            return "target_outside_window", detail
     if task in ("mcnc", "mcac"):
         return _options_problem(row, task)
-    if task == "vqa" and row["mcnc_sample_id"] not in released_mcnc:
+    if task == "vqa":
+        return _vqa_problem(row, released_mcnc)
+    return None
+
+
+def _vqa_problem(
+    row: Mapping[str, Any], released_mcnc: Mapping[str, Mapping[str, Any]]
+) -> tuple[str, str] | None:
+    mcnc = released_mcnc.get(row["mcnc_sample_id"])
+    if mcnc is None:
         return "mcnc_sample_rejected", "its MCNC sample is missing or was rejected"
+    gold = mcnc["options"][mcnc["answer_index"]]
+    negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
+    if (row["label"] == "Yes" and row["candidate"] != gold) or (
+        row["label"] == "No" and row["candidate"] not in negatives
+    ):
+        return (
+            "vqa_label_mismatch",
+            f"label {row['label']!r} does not fit candidate {row['candidate'][:80]!r}",
+        )
+    if row["label"] not in VQA_LABELS:
+        return "vqa_label_mismatch", f"label {row['label']!r}"
     return None
 
 
@@ -100,6 +156,13 @@ def _options_problem(row: Mapping[str, Any], task: str) -> tuple[str, str] | Non
     gold = row["target"]["text"] if task == "mcnc" else row["answer"]
     if options[index] != gold or row["answer_label"] != OPTION_LABELS[index]:
         return "inconsistent_options", f"option {row['answer_label']} / index {index} is not the gold answer"
+    if task == "mcnc":
+        # The task builder filters negatives against the whole timeline; here the sample's own events
+        # are what is at hand, and a negative repeating one of them would be a true event marked false.
+        true_texts = {fold(str(event["text"])) for event in [*row["background"], row["target"]]}
+        for position, option in enumerate(options):
+            if position != index and fold(option) in true_texts:
+                return "negative_is_true_event", f"option {OPTION_LABELS[position]} repeats a true event"
     return None
 
 

@@ -2,13 +2,14 @@
 
 What is an item: one *candidate sample*, i.e. one (cut, task) pair. Every chosen cut of a timeline
 brings six candidates (STF, LTF, AQA, MCNC, MCAC, VQA); each becomes one sample or one reject row:
-``outside_split_windows`` (T_k in no split window; all six), ``no_eligible_target`` (AQA / MCAC: no
-target event has a non-empty argument among the configured ones), an LLM failure (via
-``TaskResult.reject_into``), ``too_few_negatives`` (MCNC: fewer than three negatives survive the
-true-event filter) and ``no_mcnc_sample`` (VQA of a rejected MCNC). VQA is exactly balanced within
-each split; when a split has an odd number of MCNC samples, the one left over yields both a Yes and
-a No sample, which counts as one extra candidate (metric ``vqa_paired_samples``). Timelines without
-an eligible cut day contribute no candidates; they are counted in ``timelines_without_cut``.
+``outside_split_windows`` / ``straddles_split_boundary`` / ``no_target_in_window`` (all six, see
+:mod:`almanac.events.plan`), ``no_eligible_target`` (AQA / MCAC: no target event has a non-empty
+argument among the configured ones), an LLM failure (via ``TaskResult.reject_into``),
+``too_few_negatives`` (MCNC: fewer than three negatives survive the true-event filter) and
+``no_mcnc_sample`` (VQA of a rejected MCNC). Each MCNC sample gives exactly one VQA sample, its gold
+event (Yes) or one of its negatives (No) by a seeded coin; the Yes share is the metric
+``vqa_yes_share``. Timelines without an eligible cut day contribute no candidates; they are counted
+in ``timelines_without_cut``.
 
 LLM calls: one ``argument_question`` call per cut feeds both AQA and MCAC (same question, answer and
 negatives), one ``event_negatives`` call per cut feeds MCNC, and VQA is drawn from MCNC.
@@ -31,7 +32,7 @@ from almanac.events.cuts import (
     seeded,
     timeline_event,
 )
-from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_labels
+from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_candidate
 from almanac.events.plan import CutSample, plan_cuts
 from almanac.events.samples import SAMPLE_SCHEMAS, SPLITS, TASKS, sample_id
 from almanac.llm.cache import LLMCache
@@ -205,7 +206,7 @@ def vqa_task(
     config: EventTasksConfig,
     ledger: StageLedger,
 ) -> list[dict[str, Any]]:
-    """A Yes (gold option) or No (one negative) sample per MCNC sample, exactly balanced per split."""
+    """One VQA sample per MCNC sample: its gold option (Yes) or one of its negatives (No)."""
     by_cut = {(row["ce_id"], row["cut_date"]): row for row in mcnc_rows}
     for cut in cuts:
         if (cut.ce_id, cut.cut.day) not in by_cut:
@@ -215,32 +216,22 @@ def vqa_task(
                 "the MCNC sample of this cut was rejected",
                 cut.source,
             )
-    by_id = {row["sample_id"]: row for row in mcnc_rows}
     rows = []
-    paired = 0
-    for split in SPLITS:
-        ids = [row["sample_id"] for row in mcnc_rows if row["split"] == split]
-        for mcnc_id, labels in vqa_labels(ids, config.seed, split).items():
-            mcnc = by_id[mcnc_id]
-            if len(labels) > 1:
-                paired += 1
-                ledger.items_in += len(labels) - 1
-            gold = mcnc["options"][mcnc["answer_index"]]
-            negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
-            for label in labels:
-                candidate = gold if label == "Yes" else seeded(config.seed, mcnc_id, "vqa").choice(negatives)
-                rows.append(
-                    {
-                        **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
-                        "sample_id": sample_id("vqa", mcnc["ce_id"], mcnc["cut_date"], candidate),
-                        "task": "vqa",
-                        "candidate": candidate,
-                        "label": label,
-                        "mcnc_sample_id": mcnc_id,
-                    }
-                )
-    ledger.extra["vqa_paired_samples"] = paired
-    ledger.extra["vqa_labels"] = {
-        label: sum(1 for row in rows if row["label"] == label) for label in ("Yes", "No")
-    }
+    for mcnc in sorted(mcnc_rows, key=lambda row: row["sample_id"]):
+        gold = mcnc["options"][mcnc["answer_index"]]
+        negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
+        label, candidate = vqa_candidate(gold, negatives, config.seed, mcnc["sample_id"])
+        rows.append(
+            {
+                **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
+                "sample_id": sample_id("vqa", mcnc["ce_id"], mcnc["cut_date"], candidate),
+                "task": "vqa",
+                "candidate": candidate,
+                "label": label,
+                "mcnc_sample_id": mcnc["sample_id"],
+            }
+        )
+    yes = sum(1 for row in rows if row["label"] == "Yes")
+    ledger.extra["vqa_labels"] = {"Yes": yes, "No": len(rows) - yes}
+    ledger.extra["vqa_yes_share"] = round(yes / len(rows), 4) if rows else None
     return rows

@@ -12,6 +12,7 @@ rejected with the reason of the first LLM call that failed for it.
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -212,20 +213,32 @@ def _reorder(progress: list[_Progress], config: TimelineConfig, run: Runner, led
 
 
 def _sort_by_date(state: _Progress) -> int:
-    """Stable sort by the first day each date can mean; an undated event keeps its predecessor's.
+    """Stable sort by date interval (first day, then last day); an undated event keeps its predecessor's.
 
-    Models sometimes leave a dated event after a later one. Cuts split timelines by position, so an
-    event out of date order could put a future event into a background; after this pass it cannot.
+    Models sometimes leave a dated event after a later one. A cut checks that the timeline's order
+    agrees with its dates; after this pass it does, so every event ending before a day comes before
+    the first event on that day, and a day sorts before the month or year that starts on it.
     """
-    keys, last = [], dt.date.min
+    keys: list[tuple[dt.date, dt.date]] = []
+    last = (dt.date.min, dt.date.min)
     for event in state.events:
         start = earliest_day(event.date)
-        last = start if start is not None else last
+        last = (start, latest_day(event.date)) if start is not None else last
         keys.append(last)
     order = sorted(range(len(state.events)), key=lambda index: keys[index])
     state.events = [state.events[index] for index in order]
     state.doc_ids = [state.doc_ids[index] for index in order]
     return sum(1 for position, old in enumerate(order) if position != old)
+
+
+def latest_day(date: EventDate) -> dt.date:
+    """The last day a dated (day, month or year) event's date can mean."""
+    if date.precision == "day":
+        return dt.date.fromisoformat(date.date)
+    if date.precision == "month":
+        year, month = int(date.date[:4]), int(date.date[5:7])
+        return dt.date(year, month, calendar.monthrange(year, month)[1])
+    return dt.date(int(date.date), 12, 31)
 
 
 def earliest_day(date: EventDate) -> dt.date | None:

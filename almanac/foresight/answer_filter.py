@@ -1,12 +1,19 @@
-"""Answer-type filter: normalise the declared type, classify the answer, keep the allowed classes."""
+"""Answer-type filter: normalise the declared type, verify it, classify the answer, keep allowed classes."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
-from almanac.foresight.answer_types import AnswerTypeConfig, classify_answer, load_nlp, normalise_answer_type
+from almanac.foresight.answer_types import (
+    AnswerTypeConfig,
+    classify_answer,
+    declared_answer_class,
+    load_nlp,
+    normalise_answer_type,
+)
 from almanac.foresight.records import questions_table
+from almanac.foresight.type_check import ArticleEntities, article_entities, type_mismatch
 
 STAGE = "foresight_answer_type"
 CONTEXT_CHARS = 300
@@ -26,10 +33,22 @@ def filter_answer_types(
 ) -> tuple[pa.Table, StageLedger]:
     ledger = StageLedger(STAGE, items_in=questions.num_rows)
     nlp = load_nlp(config.spacy_model)
+    entities: dict[str, ArticleEntities] = {}  # one spaCy pass per article, not per question
     kept = []
     for row in questions.to_pylist():
         answer_type = normalise_answer_type(row["answer_type"])
-        context = answer_context(row["answer"], article_texts.get(row["article_id"], ""), row["background"])
+        article_text = article_texts.get(row["article_id"], "")
+        declared = declared_answer_class(row["answer"], answer_type)
+        if declared is not None:
+            if row["article_id"] not in entities:
+                entities[row["article_id"]] = article_entities(article_text, nlp)
+            mismatch = type_mismatch(row["answer"], declared, entities[row["article_id"]])
+            if mismatch is not None:
+                source = f"article:{row['article_id']}"
+                detail = f"declared {answer_type}: {mismatch}"
+                ledger.reject(row["question_id"], "answer_type_mismatch", detail, source)
+                continue
+        context = answer_context(row["answer"], article_text, row["background"])
         answer_class = classify_answer(row["answer"], answer_type, context, nlp)
         if answer_class not in config.allowed_classes:
             detail = f"answer {row['answer']!r} ({answer_type}) classified as {answer_class}"

@@ -193,7 +193,7 @@ _NUMERIC_ANSWER = re.compile(rf"^{_NUMBER}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-def _is_month(answer: str) -> bool:
+def is_month(answer: str) -> bool:
     """A month name alone or with a year ("May", "May 2025"); "May 4" is a day, not a month."""
     words = fold(answer).split()
     if not words or words[0] not in _MONTH_NAMES or len(words) > 2:
@@ -236,7 +236,7 @@ def declared_answer_class(answer: str, answer_type: str) -> str | None:
     if canonical == "string (location)":
         return _place_class(answer)
     if canonical == "string (date)":
-        return "month" if _is_month(answer) else "date"
+        return "month" if is_month(answer) else "date"
     if canonical in _TYPE_TO_CLASS:
         return _TYPE_TO_CLASS[canonical]
     if canonical.startswith("numeric"):
@@ -257,13 +257,13 @@ def classify_answer(answer: str, answer_type: str, context: str, nlp: Language) 
         return "range"
     if _NUMERIC_ANSWER.match(answer):
         return "numeric"
-    if _is_month(answer):
+    if is_month(answer):
         return "month"
     label = _entity_label(answer, context, nlp)
     if label in ("GPE", "LOC", "FAC"):
         return _place_class(answer)
     if label in ("DATE", "TIME"):
-        return "month" if _is_month(answer) else "date"
+        return "month" if is_month(answer) else "date"
     if label is not None and label in _ENTITY_TO_CLASS:
         return _ENTITY_TO_CLASS[label]
     if fold(answer) in COUNTRIES:

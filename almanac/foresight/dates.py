@@ -1,15 +1,18 @@
 """Question dates: strict parsing, clamping to the article, and the optional FutureSim date repair.
 
-A generator writes dates as free text. Only unambiguous calendar dates are accepted; anything else
-(a bare month, "unknown", 05/06/2025, which is May or June depending on the writer) is rejected by
-the stage rather than guessed, since a wrong date silently moves a question to another split.
+A generator writes dates as free text. Unambiguous calendar days are read as days; a month or a year
+written alone ("by July 2025", "2025-07", "in 2025") is read as an interval with that precision and
+resolved by a rule (see :func:`resolve_dates`). Anything else ("unknown", 05/06/2025, which is May
+or June depending on the writer, "before July 2025") is rejected rather than guessed, since a wrong
+date silently moves a question to another split or lets it show text from after its deadline.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from almanac.core.months import MONTH_NAMES
 
@@ -19,6 +22,14 @@ _MONTH_ABBREVIATIONS = {name[:3]: number for name, number in _MONTHS.items()} | 
 
 _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 _LEADING_PREPOSITION = re.compile(r"^(?:on|by)\s+")
+# A month or year alone may follow "by", "in", "during" or "end of"; "before"/"after" shift the
+# interval and are not accepted, so they stay unparseable rather than being read as the month itself.
+_PARTIAL_PREFIX = re.compile(r"^(?:(?:by|in|during)\s+)?(?:(?:the\s+)?end\s+of\s+)?")
+_ISO_MONTH = re.compile(r"(\d{4})-(\d{2})")
+_MONTH_YEAR = re.compile(r"([a-z]+)\.?,?\s+(\d{4})")
+_YEAR = re.compile(r"(\d{4})")
+PRECISIONS = ("day", "month", "year")
+PARTIAL_DEADLINE_RULES = ("end", "reject")
 _WEEKDAY = r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+)?"
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _MONTH_DAY_YEAR = re.compile(rf"{_WEEKDAY}([a-z]+)\.?\s+(\d{{1,2}}){_ORDINAL},?\s+(\d{{4}})")
@@ -67,14 +78,59 @@ def parse_question_date(text: str) -> date | None:
 
 
 @dataclass(frozen=True)
+class DateInterval:
+    """A written date as the days it may mean: one day, a whole month or a whole year."""
+
+    first: date
+    last: date
+    precision: str  # one of PRECISIONS
+
+
+def parse_date_interval(text: str) -> DateInterval | None:
+    """The day, month or year written in ``text``, or None when it is none of them unambiguously.
+
+    Days are whatever :func:`parse_question_date` accepts. Months: "July 2025", "Jul. 2025",
+    "by July 2025", "in July, 2025", "end of July 2025", "2025-07". Years: "2025", "by 2025",
+    "in 2025", "end of 2025". Not accepted: "before July 2025", "mid-2025", "Q3 2025", "unknown".
+    """
+    day = parse_question_date(text)
+    if day is not None:
+        return DateInterval(day, day, "day")
+    cleaned = " ".join(text.strip().rstrip(".").split()).lower()
+    cleaned = _PARTIAL_PREFIX.sub("", cleaned, count=1)
+    year: int | None = None
+    month: int | None = None
+    iso_month = _ISO_MONTH.fullmatch(cleaned)
+    month_year = _MONTH_YEAR.fullmatch(cleaned)
+    if iso_month:
+        year, month = int(iso_month.group(1)), int(iso_month.group(2))
+    elif month_year:
+        month, year = _month_number(month_year.group(1)), int(month_year.group(2))
+        if month is None:
+            return None
+    elif _YEAR.fullmatch(cleaned):
+        year = int(cleaned)
+        return DateInterval(date(year, 1, 1), date(year, 12, 31), "year") if year >= 1 else None
+    else:
+        return None
+    if year < 1 or not 1 <= month <= 12:
+        return None
+    last_day = calendar.monthrange(year, month)[1]
+    return DateInterval(date(year, month, 1), date(year, month, last_day), "month")
+
+
+@dataclass(frozen=True)
 class DatesOutcome:
     """Parsed dates of one question; ``reason`` is None when the question is kept."""
 
     start: date | None
     resolution: date | None
-    clamped: bool
+    clamped: bool  # the resolution date was moved back to the article date
     reason: str | None
     detail: str
+    start_precision: str | None = None  # precision of the date as written (day / month / year)
+    resolution_precision: str | None = None
+    start_clamped: bool = False  # the start date was moved back to the day before the article
 
 
 def _as_date(value: date) -> date:
@@ -82,34 +138,75 @@ def _as_date(value: date) -> date:
     return value.date() if isinstance(value, datetime) else value
 
 
-def resolve_dates(start_text: str, resolution_text: str, article_publish_date: date) -> DatesOutcome:
-    """Parse both dates and check them against the article that resolves the question.
+def resolve_dates(
+    start_text: str,
+    resolution_text: str,
+    article_publish_date: date,
+    partial_deadline: str = "end",
+) -> DatesOutcome:
+    """Parse both dates and fit them to the article that resolves the question (leak-free relation).
 
-    Reject reasons: ``unknown_start_date``, ``unknown_resolution_date``, ``start_not_before_article``
-    (the question has to be open before the article that answers it appeared),
-    ``start_not_before_resolution`` (checked after clamping). A resolution date after the article's
-    publish date is clamped to it: the answer was public from that day on.
+    The kept question satisfies ``start < resolution``, ``start <= article date <= resolution``.
+
+    * A month- or year-only deadline resolves on its last day ("by July 2025" -> 2025-07-31) when
+      ``partial_deadline`` is ``end``; with ``reject`` it is rejected (``partial_resolution_date``).
+      A month- or year-only start opens on its first day (an earlier start assumes less knowledge).
+    * A resolution date after the article date is clamped to it: the answer was public from that day.
+    * A resolution date before the article date is rejected (``resolution_before_article``): the
+      article, the source of the label and of the background, was written after the deadline, so the
+      question would carry text from after its own resolution.
+    * A start date on or after the article date is clamped to the day before the article (the article
+      date is then the resolution date, and a question must open strictly before it resolves).
+
+    Other reject reasons: ``unknown_<field>_date`` / ``unparseable_<field>_date`` (see
+    :func:`date_text_problem`) and ``start_not_before_resolution`` (checked after clamping).
     """
+    if partial_deadline not in PARTIAL_DEADLINE_RULES:
+        raise ValueError(f"partial_deadline must be one of {PARTIAL_DEADLINE_RULES}: {partial_deadline!r}")
     published = _as_date(article_publish_date)
-    start = parse_question_date(start_text)
-    resolution = parse_question_date(resolution_text)
-    if start is None:
-        return DatesOutcome(None, resolution, False, "unknown_start_date", f"start date {start_text!r}")
-    if resolution is None:
+    start_interval = parse_date_interval(start_text)
+    resolution_interval = parse_date_interval(resolution_text)
+    if start_interval is None:
+        reason, detail = date_text_problem(start_text, "start") or ("unknown_start_date", "")
+        return DatesOutcome(None, None, False, reason, detail)
+    start, start_precision = start_interval.first, start_interval.precision
+    if resolution_interval is None:
+        reason, detail = date_text_problem(resolution_text, "resolution") or ("unknown_resolution_date", "")
+        return DatesOutcome(start, None, False, reason, detail, start_precision)
+    precision = resolution_interval.precision
+    resolution = resolution_interval.last
+    if precision != "day" and partial_deadline == "reject":
         return DatesOutcome(
-            start, None, False, "unknown_resolution_date", f"resolution date {resolution_text!r}"
+            start,
+            None,
+            False,
+            "partial_resolution_date",
+            f"resolution date {resolution_text!r} names a {precision}, not a day",
+            start_precision,
+            precision,
         )
-    if start >= published:
+    notes = []
+    if precision != "day":
+        notes.append(f"{precision}-only deadline {resolution_text!r} read as {resolution.isoformat()}")
+    if resolution < published:
         return DatesOutcome(
             start,
             resolution,
             False,
-            "start_not_before_article",
-            f"start {start.isoformat()} is not before the article date {published.isoformat()}",
+            "resolution_before_article",
+            f"resolution {resolution.isoformat()} is before the article date {published.isoformat()}",
+            start_precision,
+            precision,
         )
     clamped = resolution > published
     if clamped:
         resolution = published
+        notes.append(f"resolution clamped to article date {published.isoformat()}")
+    start_clamped = start >= published
+    if start_clamped:
+        original = start
+        start = published - timedelta(days=1)
+        notes.append(f"start {original.isoformat()} clamped to {start.isoformat()} (day before the article)")
     if start >= resolution:
         return DatesOutcome(
             start,
@@ -117,19 +214,24 @@ def resolve_dates(start_text: str, resolution_text: str, article_publish_date: d
             clamped,
             "start_not_before_resolution",
             f"start {start.isoformat()} is not before resolution {resolution.isoformat()}",
+            start_precision,
+            precision,
+            start_clamped,
         )
-    detail = f"clamped to article date {published.isoformat()}" if clamped else ""
-    return DatesOutcome(start, resolution, clamped, None, detail)
+    return DatesOutcome(
+        start, resolution, clamped, None, "; ".join(notes), start_precision, precision, start_clamped
+    )
 
 
 def apply_date_repair(outcome: DatesOutcome, repaired_text: str, month_start: date) -> DatesOutcome:
-    """Tighten the resolution date to the earliest day the answer could be inferred (FutureSim).
+    """Check the earliest day the answer could be inferred (FutureSim) against the question's dates.
 
     ``repaired_text`` is a role's answer; when it is not a date (e.g. "unknown") the outcome is
-    returned unchanged, as is an already rejected outcome. A repaired date only moves the
-    resolution earlier, never later. Reject reasons: ``answer_known_at_start`` (repaired on or
-    before the start date) and ``repaired_before_month`` (the answer was public before the month
-    the question belongs to, so it would leak into that month's training cut-off).
+    returned unchanged, as is an already rejected outcome. Reject reasons: ``answer_known_at_start``
+    (repaired on or before the start date) and ``repaired_before_month`` (the answer was public
+    before the month the question belongs to, so it would leak into that month's training cut-off).
+    An earlier repaired date does not move the resolution date: that would put the deadline before
+    the article the question was written from (see :func:`resolve_dates`); it is noted in the detail.
     """
     if outcome.reason is not None or outcome.start is None or outcome.resolution is None:
         return outcome
@@ -150,7 +252,23 @@ def apply_date_repair(outcome: DatesOutcome, repaired_text: str, month_start: da
             detail=f"repaired date {repaired.isoformat()} is before {first_day.isoformat()}",
         )
     if repaired < outcome.resolution:
-        note = f"repaired from {outcome.resolution.isoformat()}"
+        note = f"answer inferable from {repaired.isoformat()}"
         detail = f"{outcome.detail}; {note}" if outcome.detail else note
-        return replace(outcome, resolution=repaired, detail=detail)
+        return replace(outcome, detail=detail)
     return outcome
+
+
+_UNKNOWN_WORDS = frozenset(("unknown", "n/a", "na", "none", "tbd", "unclear", "not known", "-"))
+
+
+def date_text_problem(text: str, field: str) -> tuple[str, str] | None:
+    """``(reason, detail)`` when ``text`` is no day, month or year; ``field`` is ``start`` or ``resolution``.
+
+    "UNKNOWN" and similar placeholders (or nothing) give ``unknown_<field>_date``; any other text
+    that cannot be read gives ``unparseable_<field>_date``.
+    """
+    if parse_date_interval(text) is not None:
+        return None
+    cleaned = " ".join(text.split()).strip(".").lower()
+    kind = "unknown" if cleaned in _UNKNOWN_WORDS or not cleaned else "unparseable"
+    return f"{kind}_{field}_date", f"{field} date {text[:60]!r}"

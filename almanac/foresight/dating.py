@@ -9,7 +9,12 @@ import pyarrow as pa
 
 from almanac.core.months import month_start
 from almanac.core.rejects import StageLedger
-from almanac.foresight.dates import DatesOutcome, apply_date_repair, resolve_dates
+from almanac.foresight.dates import (
+    PARTIAL_DEADLINE_RULES,
+    DatesOutcome,
+    apply_date_repair,
+    resolve_dates,
+)
 from almanac.foresight.records import as_generated, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
@@ -27,6 +32,16 @@ class DatesConfig:
     date_repair: bool = False
     role: str = "editor"
     max_article_chars: int = 12000
+    # A deadline written as a month or a year ("by July 2025"): "end" reads it as the last day of
+    # that month or year (then clamps it to the article date as usual); "reject" drops the question.
+    partial_deadline: str = "end"
+
+    def __post_init__(self) -> None:
+        if self.partial_deadline not in PARTIAL_DEADLINE_RULES:
+            raise ValueError(
+                f"dates.partial_deadline must be one of {list(PARTIAL_DEADLINE_RULES)}, "
+                f"got {self.partial_deadline!r}"
+            )
 
 
 def check_dates(
@@ -44,6 +59,7 @@ def check_dates(
             row["question_start_date_text"],
             row["resolution_date_text"],
             row["article_publish_date"].date(),
+            config.partial_deadline,
         )
         for row in rows
     ]
@@ -62,10 +78,17 @@ def check_dates(
                 "question_start_date": outcome.start,
                 "resolution_date": outcome.resolution,
                 "resolution_date_clamped": outcome.clamped,
+                "question_start_date_clamped": outcome.start_clamped,
+                "question_start_date_text_precision": outcome.start_precision,
+                "resolution_date_text_precision": outcome.resolution_precision,
             }
         )
     ledger.items_out = len(kept)
     ledger.extra["resolution_dates_clamped"] = sum(1 for row in kept if row["resolution_date_clamped"])
+    ledger.extra["start_dates_clamped"] = sum(1 for row in kept if row["question_start_date_clamped"])
+    ledger.extra["partial_deadlines_kept"] = sum(
+        1 for row in kept if row["resolution_date_text_precision"] != "day"
+    )
     return questions_table(kept), ledger
 
 

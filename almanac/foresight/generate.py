@@ -8,10 +8,12 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
+from almanac.foresight.dates import date_text_problem
 from almanac.foresight.records import question_row, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 from almanac.llm.inputs import qgen_item
+from almanac.llm.outputs import GeneratedQuestion, UnusableCandidate
 from almanac.llm.tasks import run_task
 
 STAGE = "foresight_qgen"
@@ -53,13 +55,38 @@ def generate_questions(
         generated = result.value or []
         over_limit += max(0, len(generated) - config.questions_per_article)
         kept: dict[str, dict[str, Any]] = {}
-        for index, question in enumerate(generated[: config.questions_per_article]):
-            row = question_row(article, index, question, result)
+        for index, candidate in enumerate(generated[: config.questions_per_article]):
+            question, problem = candidate_problem(candidate)
+            row = question_row(article, index, question, result, problem)
             kept.setdefault(row["question_id"], row)  # the same title+answer twice counts once
         if not kept:
             ledger.reject(article["id"], "no_question", "the generator found no forecastable event", source)
             continue
         ledger.items_out += 1
         questions.extend(kept.values())
-    ledger.extra.update({"candidates": len(questions), "candidates_over_limit": over_limit})
+    problems = [row["candidate_problem"] for row in questions if row["candidate_problem"]]
+    ledger.extra.update(
+        {
+            "candidates": len(questions),
+            "candidates_over_limit": over_limit,
+            "candidates_with_problem": len(problems),
+        }
+    )
     return questions_table(questions), ledger
+
+
+def candidate_problem(
+    candidate: GeneratedQuestion | UnusableCandidate,
+) -> tuple[GeneratedQuestion, str | None]:
+    """The candidate's fields and, when it cannot be used, ``"<reason>: <detail>"``.
+
+    A malformed block, or a start or resolution date that is neither a day, a month nor a year
+    ("UNKNOWN", "soon"), marks only this candidate; the validate stage rejects it before any call.
+    """
+    if isinstance(candidate, UnusableCandidate):
+        return candidate.question, f"{candidate.reason}: {candidate.detail}"
+    for field, text in (("start", candidate.question_start_date), ("resolution", candidate.resolution_date)):
+        found = date_text_problem(text, field)
+        if found is not None:
+            return candidate, f"{found[0]}: {found[1]}"
+    return candidate, None

@@ -39,7 +39,13 @@ def validate_questions(
 ) -> tuple[pa.Table, StageLedger]:
     """Keep candidates the validator accepts; a rejected one is filed under its first failed criterion."""
     ledger = StageLedger(VALIDATE_STAGE, items_in=questions.num_rows)
-    rows = questions.to_pylist()
+    rows = []
+    for row in questions.to_pylist():
+        if row["candidate_problem"]:  # flagged at generation: rejected here, before any call
+            reason, _, detail = row["candidate_problem"].partition(": ")
+            ledger.reject(row["question_id"], reason, detail, f"article:{row['article_id']}")
+        else:
+            rows.append(row)
     items = []
     for row in rows:
         article = articles[row["article_id"]]

@@ -9,12 +9,14 @@ False-positive risks, accepted because a dropped question costs less than a leak
 * alias: a person's surname is a common word or another person's name ("Green", "Rice", "Young"),
   and an organisation's acronym collides with an unrelated one ("ECB", "PSG"); acronyms are at least
   matched case-sensitively, so "WHO" does not fire on "who".
-* fuzzy: names differing in one letter ("Jansen" / "Janssen") count as the same, and for answers of
-  one or two short words a near-miss of ordinary vocabulary can pass the threshold; with the default
-  90, a five-letter answer tolerates one added letter ("Paris" / "Pariss") but no substitution,
-  longer answers about one edit per ten letters.
-* token-set similarity scores 100 whenever the answer's words all appear in the window, in any order:
-  "Smith John" fires for "John Smith", which is wanted, but so would a list mentioning both words.
+* fuzzy: each answer word is compared with one whole word of the text (never with a piece of one),
+  so names differing in a letter or an ending count as the same ("Okonjo" / "Okonjos", "Harbour" /
+  "Harbor"), and with the default 90 a word of five letters tolerates one added letter but no
+  substitution, a word of ten about one edit. The text's words may come in any order: "Okonjo,
+  Halima" fires for "Halima Okonjo", which is wanted, but so would a list holding both words side by
+  side. A word of the text cut short ("Par-led" for "Party") does not match.
+* alias: only a person's name gives a surname alias; a name that starts with "The" or holds an
+  organisation word ("The Whitfield School") is not treated as a person whatever its declared type.
 
 Known misses: surnames shorter than ``min_alias_chars``, family-name-first names ("Xi Jinping" gives
 the alias "Jinping"), nicknames, translations, and paraphrases ("the French capital" for "Paris").
@@ -25,10 +27,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import permutations
 
 from rapidfuzz import fuzz
 
 from almanac.core.text import contains_phrase, fold
+from almanac.foresight.type_check import has_organisation_word
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,12 @@ def _surnames(words: list[str]) -> list[str]:
     return [with_particles, words[-1]] if first_particle < len(words) - 1 else [words[-1]]
 
 
+def _person_like(answer: str) -> bool:
+    """Surnames are made only for what reads as a person's name, whatever type was declared."""
+    words = answer.split()
+    return bool(words) and words[0].casefold() != "the" and not has_organisation_word(answer)
+
+
 def _acronym(words: list[str]) -> str | None:
     significant = [word for word in words if word.casefold() not in _ACRONYM_STOPWORDS]
     if len(significant) < 2 or not all(word[0].isalpha() and word[0].isupper() for word in significant):
@@ -125,7 +135,7 @@ def _aliases(answer: str, answer_class: str | None, min_chars: int) -> list[_Ali
     if len(words) > 1 and words[0].casefold() == "the":
         words = words[1:]
         candidates.append(_Alias(" ".join(words), False))
-    if answer_class == "name":
+    if answer_class == "name" and _person_like(answer):
         candidates.extend(_Alias(surname, False) for surname in _surnames(words))
     if answer_class in _ACRONYM_CLASSES:
         acronym = _acronym(words)
@@ -163,21 +173,33 @@ def _acronym_pattern(acronym: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.]){dotted}\.?(?!\w)")
 
 
+# Fuzzy matching tries every order of the answer's words up to this many words, in order beyond it.
+_MAX_PERMUTED_WORDS = 4
+
+
 def _fuzzy_match(folded_answer: str, text: str, threshold: float) -> str | None:
-    answer_words = folded_answer.split()
+    """The text's words that match the answer word for word (any order), each at ``threshold``.
+
+    Whole words only: a window holds as many text words as the answer has, and each answer word is
+    scored against one of them, so a word cut short ("par" in "Par-led") cannot pass for "party".
+    A lone "s" (a folded possessive) is not a word of the answer.
+    """
+    answer_words = [word for word in folded_answer.split() if word != "s"]
+    if not answer_words:
+        return None
     words = fold(text).split()
     size = len(answer_words)
-    for width in (size - 1, size, size + 1):
-        if width < 1 or width > len(words):
-            continue
-        for begin in range(len(words) - width + 1):
-            window = " ".join(words[begin : begin + width])
-            score = fuzz.ratio(folded_answer, window)
-            # A narrower window is always a token subset of the answer, which token-set scores 100.
-            if width >= size:
-                score = max(score, fuzz.token_set_ratio(folded_answer, window))
-            if score >= threshold:
-                return window
+    orders = (
+        list(dict.fromkeys(permutations(answer_words)))
+        if size <= _MAX_PERMUTED_WORDS
+        else [tuple(answer_words)]
+    )
+    for begin in range(len(words) - size + 1):
+        window = words[begin : begin + size]
+        for order in orders:
+            pairs = zip(order, window, strict=True)
+            if all(fuzz.ratio(wanted, found) >= threshold for wanted, found in pairs):
+                return " ".join(window)
     return None
 
 
@@ -190,8 +212,8 @@ def find_leak(
     """The first sign of ``answer`` in the configured fields of ``texts``, or None if clean.
 
     Kinds are tried in order over all fields: exact (verbatim, word-bounded), folded (case and
-    diacritics ignored), alias (see ``answer_aliases``), fuzzy (rapidfuzz over sliding windows of
-    the answer's word count minus one to plus one). Missing fields count as empty.
+    diacritics ignored), alias (see ``answer_aliases``), fuzzy (rapidfuzz, word by word over windows
+    of the answer's word count; see ``_fuzzy_match``). Missing fields count as empty.
     """
     answer = answer.strip()
     folded_answer = fold(answer)

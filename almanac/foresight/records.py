@@ -19,15 +19,26 @@ LATER_COLUMNS = {
     "question_start_date": None,
     "resolution_date": None,
     "resolution_date_clamped": None,
+    "question_start_date_clamped": None,
+    "question_start_date_text_precision": None,
+    "resolution_date_text_precision": None,
     "cross_question_leak": None,
     "split": None,
 }
 
 
 def question_row(
-    article: Mapping[str, Any], index: int, question: GeneratedQuestion, result: TaskResult[Any]
+    article: Mapping[str, Any],
+    index: int,
+    question: GeneratedQuestion,
+    result: TaskResult[Any],
+    problem: str | None = None,
 ) -> dict[str, Any]:
-    """A fresh candidate: article provenance + the generated fields; later stages' columns empty."""
+    """A fresh candidate: article provenance + the generated fields; later stages' columns empty.
+
+    ``problem`` ("<reason>: <detail>") marks a candidate that cannot be used; it stays a row so the
+    next stage files the reject and the funnel still counts it as generated.
+    """
     return {
         "question_id": content_id(article["id"], question.question_title, question.answer),
         "article_id": article["id"],
@@ -46,6 +57,7 @@ def question_row(
         "resolution_date_text": question.resolution_date,
         "generator_model": result.model,
         "generator_prompt": f"{result.prompt_version}:{result.prompt_hash}",
+        "candidate_problem": problem,
         **LATER_COLUMNS,
     }
 

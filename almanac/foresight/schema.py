@@ -31,6 +31,9 @@ QUESTION_SCHEMA = pa.schema(
         pa.field("resolution_date_text", pa.string(), nullable=False),
         pa.field("generator_model", pa.string(), nullable=False),
         pa.field("generator_prompt", pa.string(), nullable=False),  # "<version>:<content hash>"
+        # qgen: why this candidate of the reply is unusable ("<reason>: <detail>"), None when it is fine;
+        # the validate stage files it as a reject before any call, so its siblings are unaffected
+        pa.field("candidate_problem", pa.string()),
         # later stages
         pa.field("validator_model", pa.string()),
         pa.field("leakage_edited", pa.bool_()),  # the editor rewrote background / criteria
@@ -38,6 +41,9 @@ QUESTION_SCHEMA = pa.schema(
         pa.field("question_start_date", pa.date32()),  # dates stage
         pa.field("resolution_date", pa.date32()),
         pa.field("resolution_date_clamped", pa.bool_()),
+        pa.field("question_start_date_clamped", pa.bool_()),  # start moved to the day before the article
+        pa.field("question_start_date_text_precision", pa.string()),  # day / month / year, as written
+        pa.field("resolution_date_text_precision", pa.string()),  # "by July 2025" -> month
         pa.field("cross_question_leak", pa.bool_()),  # split stage: the answer appears in another question
         pa.field("split", pa.string()),  # split stage: train / validation / test
     ]
@@ -58,6 +64,7 @@ RELEASED_COLUMNS = (
     "article_title",
     "article_publish_date",
     "news_source",
+    "article_id",  # traces the row to its article in data/articles (and the published articles table)
     "split",
     "cross_question_leak",
     "generator_model",

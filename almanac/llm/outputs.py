@@ -47,8 +47,23 @@ class GeneratedQuestion:
     resolution_criteria: str
     answer: str
     answer_type: str  # "string (name)", "numeric (integer)", ...
-    question_start_date: str  # YYYY-MM-DD or "unknown"
-    resolution_date: str  # YYYY-MM-DD or "unknown"
+    # As written (whitespace collapsed): "2025-07-14", "July 2025", "unknown", ... The question stages
+    # read them as a day, month or year and reject the one candidate they cannot read.
+    question_start_date: str
+    resolution_date: str
+
+
+@dataclass(frozen=True)
+class UnusableCandidate:
+    """One candidate block of a reply that fails a format check; the reply's other blocks still count.
+
+    ``question`` holds what the block has (missing fields empty), so the stage can file a reject
+    naming the candidate; ``reason`` is ``candidate_malformed``.
+    """
+
+    question: GeneratedQuestion
+    reason: str
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -92,28 +107,46 @@ def parse_answer_type(value: str) -> str:
     return f"{match.group(1).lower()} ({match.group(2).lower()})"
 
 
-def parse_questions(text: str, variables: Mapping[str, str]) -> list[GeneratedQuestion]:
+def _parse_candidate(block: str, number: int) -> GeneratedQuestion | UnusableCandidate:
+    values = {name: optional_tag(block, name) if _single(block, name) else "" for name in QUESTION_FIELDS}
+    try:
+        for name in QUESTION_FIELDS:
+            one_tag(block, name)  # present exactly once and not empty
+        values["answer_type"] = parse_answer_type(values["answer_type"])
+    except ParseError as error:
+        partial = {name: collapse(value) for name, value in values.items()}
+        return UnusableCandidate(
+            GeneratedQuestion(**partial), "candidate_malformed", f"question {number}: {error}"
+        )
+    values = {
+        name: _multiline(value) if name == "resolution_criteria" else collapse(value)
+        for name, value in values.items()
+    }
+    return GeneratedQuestion(**values)
+
+
+def _single(block: str, name: str) -> bool:
+    return len(set(find_tags(block, name))) <= 1
+
+
+def parse_questions(text: str, variables: Mapping[str, str]) -> list[GeneratedQuestion | UnusableCandidate]:
+    """Each ``<question>`` block parsed on its own: a malformed block never costs its siblings.
+
+    Dates are kept as written; the question stages read them (a month-only deadline is fine there,
+    "unknown" rejects that one candidate). The whole reply is an error (and gets a repair round)
+    only when it has no block at all or every block is malformed.
+    """
     blocks = find_tags(text, "question")
     if not blocks and find_tags(text, "no_question"):
         return []  # the article supports no question: an explicit, valid answer
     if not blocks:
         raise ParseError("no <question>...</question> block (or <no_question>reason</no_question>) found")
     limit = int(variables.get("n_questions", "0") or 0) or len(blocks)
-    questions = []
-    for number, block in enumerate(blocks[:limit], start=1):
-        try:
-            values = {name: one_tag(block, name) for name in QUESTION_FIELDS}
-            values["answer_type"] = parse_answer_type(values["answer_type"])
-            for name in ("question_start_date", "resolution_date"):
-                values[name] = iso_date_or_unknown(values[name], name)
-        except ParseError as error:
-            raise ParseError(f"question {number}: {error}") from None
-        values = {
-            name: _multiline(value) if name == "resolution_criteria" else collapse(value)
-            for name, value in values.items()
-        }
-        questions.append(GeneratedQuestion(**values))
-    return questions
+    candidates = [_parse_candidate(block, number) for number, block in enumerate(blocks[:limit], start=1)]
+    if all(isinstance(candidate, UnusableCandidate) for candidate in candidates):
+        problems = "; ".join(c.detail for c in candidates if isinstance(c, UnusableCandidate))
+        raise ParseError(problems)
+    return candidates
 
 
 def parse_validation(text: str, variables: Mapping[str, str]) -> ValidationVerdict:

@@ -54,9 +54,10 @@ def _foresight(
     if not tables or not existing:
         return None
     _union(con, tables, "url")
+    # Every article column: the publisher picks and renames what it releases (news-please names).
     return con.sql(
-        "SELECT a.url, a.source_domain, a.title, a.publish_date, a.word_count, a.text "
-        f"FROM read_parquet({existing!r}) a WHERE a.url IN (SELECT url FROM released) ORDER BY a.url"
+        f"SELECT a.* FROM read_parquet({existing!r}, union_by_name = true) a "
+        "WHERE a.url IN (SELECT url FROM released) ORDER BY a.url"
     ).to_arrow_table()
 
 

@@ -16,6 +16,7 @@ from almanac.llm.prompts import load_prompt
 from almanac.reports.card_text import CARD_TEXTS, CardText
 from almanac.reports.model import Report
 from almanac.reports.styles import DatasetStyle, TableKey
+from almanac.reports.visibility import ROLES, fields_with_role
 from almanac.reports.write import tables_markdown
 from almanac.stats.markdown import markdown_table
 
@@ -104,8 +105,52 @@ def _composition(inputs: CardInputs, text: CardText) -> str:
     months = ", ".join(inputs.report.months) if inputs.report.months else "every month of the dataset"
     return (
         f"Months covered: {months}. Each record has a stable content-hash id (`{inputs.style.id_column}`), "
-        f"so records can be compared across releases.\n\n{fields}"
+        f"so records can be compared across releases.\n\n{fields}\n\n{_visibility(inputs)}"
+        f"{_split_rules(text)}"
     )
+
+
+def _split_rules(text: CardText) -> str:
+    if not text.split_rules:
+        return ""
+    rules = "\n".join(f"- {rule}" for rule in text.split_rules)
+    return (
+        "\n\n### Split rules and dates\n\nNo released row carries information from after its cut-off. "
+        "Every rule below is an invariant of `almanac check`, which this release passed.\n\n" + rules
+    )
+
+
+_ROLE_MEANINGS = {
+    "prompt": "shown to the forecaster",
+    "answer": "the outcome; never shown",
+    "provenance": "where the record came from; not shown (a source title or URL may state the outcome)",
+}
+
+
+def _visibility(inputs: CardInputs) -> str:
+    """Which fields a forecaster sees: the declared roles, also stored in each file's field metadata."""
+    rows = [
+        (
+            role,
+            _ROLE_MEANINGS[role],
+            ", ".join(f"`{name}`" for name in fields_with_role(inputs.style.name, role)),
+        )
+        for role in ROLES
+    ]
+    text = (
+        "### Fields a forecaster sees\n\nOnly the `prompt` fields may be shown to a forecaster; the "
+        "others are answer or provenance. Each Parquet field carries its role in its metadata (`role`), "
+        "and `almanac check` scans the prompt fields for the answer.\n\n"
+        + markdown_table(["Role", "Meaning", "Fields"], rows)
+    )
+    if inputs.style.name == "openforesight":
+        text += (
+            "\n\n`prompt_without_retrieval` is a ready forecaster prompt built from the prompt fields "
+            "only; `prompt` is the same prompt with retrieved news articles when a release has them, "
+            "and equals `prompt_without_retrieval` otherwise (this release has none). Dates are "
+            "`YYYY-MM-DD` strings, as in the OpenForesight release."
+        )
+    return text
 
 
 def _preprocessing(inputs: CardInputs, text: CardText) -> str:

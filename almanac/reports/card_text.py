@@ -24,6 +24,9 @@ class CardText:
     params_sections: tuple[str, ...]  # params.yaml sections (dotted for sub-sections) that shape the data
     stages: tuple[str, ...]  # dvc.yaml stages that produce the style (foreach stages by base name)
     fields: tuple[tuple[str, str], ...]  # (column, meaning) of the main records
+    # How rows are split and dated so that none carries information from after its cut-off; every rule
+    # is an invariant of `almanac check`, which a release must pass.
+    split_rules: tuple[str, ...] = ()
 
 
 _NEWS_STAGES = ("ccnews_ingest", "dedup")
@@ -71,10 +74,23 @@ CARD_TEXTS: dict[str, CardText] = {
             ("resolution_criteria", "how and by when the question resolves"),
             ("answer", "the short answer reported by the source article"),
             ("answer_type / answer_class", "the answer's type as written, and its coarse class"),
-            ("question_start_date / resolution_date", "forecast start and resolution day"),
+            ("question_start_date / resolution_date", "forecast start and resolution day (YYYY-MM-DD)"),
             ("url / article_title / article_publish_date / news_source", "the source article"),
+            ("article_id", "id of the source article in the `articles` config"),
+            ("prompt / prompt_without_retrieval", "ready forecaster prompts built from the prompt fields"),
             ("cross_question_leak", "the answer appears in another question of the split"),
             ("generator_model / validator_model", "the models that wrote and checked the question"),
+        ),
+        split_rules=(
+            "Questions are split by resolution month (`foresight.split`); train months precede validation "
+            "months, which precede test months.",
+            "question start date < resolution date, and start date <= article publish date <= resolution "
+            "date: nothing in a row was written after its resolution date.",
+            "Month-only deadlines resolve on the month's last day, year-only ones on 31 December.",
+            "Article publish dates are days from the page's metadata, URL or feed; a page with no such day "
+            "is dated by its crawl, as an upper bound; a year is never read as 1 January.",
+            "The answer does not appear in the prompt fields (exactly, case- and diacritics-folded, as a "
+            "whole-token fuzzy variant, or for a person by surname).",
         ),
     ),
     "openforecast": CardText(
@@ -139,6 +155,17 @@ CARD_TEXTS: dict[str, CardText] = {
             ("background", "the timeline up to the cut (atomic events with dates and arguments)"),
             ("targets / question / options / answer / candidate / label", "what is asked, per task"),
         ),
+        split_rules=(
+            'Dates are intervals with their precision (day, month or year): "2025-05" may be any day '
+            "of May. Undated events are never shown.",
+            "A sample is cut at a day T: its background holds only events whose whole interval ends "
+            "before T; its targets start on or after T.",
+            "Each complex event belongs to exactly one split, chosen by the windows its cut days fall in "
+            "(`event_tasks.split_boundary`: the earliest window, or dropped when it straddles two).",
+            "Targets are trimmed at their own split's window end: every target lies wholly inside its "
+            "split's window, so no train target falls in validation or test.",
+            'MCNC negatives and VQA "No" candidates are never true events of the same timeline.',
+        ),
     ),
     "mirai": CardText(
         summary="Relational forecasting queries from GDELT: which CAMEO relations will a country take "
@@ -187,6 +214,11 @@ CARD_TEXTS: dict[str, CardText] = {
             ),
             ("num_daily_mentions / n_articles / urls", "how widely the day's events were reported"),
             ("horizons", "history cut-offs (days before the query date) to forecast from"),
+        ),
+        split_rules=(
+            "Each monthly file holds queries dated in that month only.",
+            "Answers are exactly the relations recorded for the query's date and country pair.",
+            "Every history horizon ends before the query date.",
         ),
     ),
 }

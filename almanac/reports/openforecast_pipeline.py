@@ -13,7 +13,16 @@ from almanac.core.io import read_json
 from almanac.core.layout import METRICS
 
 # event_split rejects that would otherwise leak the future into a sample or a split.
-LEAKAGE_REASONS = ("background_after_cut", "target_after_test_start", "split_mismatch", "unknown_split")
+LEAKAGE_REASONS = (
+    "background_after_cut",
+    "target_after_test_start",  # the pre-issue-13 name of target_outside_window, kept for old metrics
+    "target_outside_window",
+    "target_before_cut",
+    "undated_event",
+    "complex_event_in_two_splits",
+    "split_mismatch",
+    "unknown_split",
+)
 CheckRow = tuple[str, str, int, int | None, float | None]  # check, scope, count, out of, rate
 
 

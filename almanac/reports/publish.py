@@ -4,6 +4,7 @@ The folder holds the data (one Parquet file per config and split), the cited art
 URLs only), the statistics with their figures, the dataset card, the params and ``dvc.lock`` entries
 that produced it, and a manifest with a SHA-256 checksum of every file. It is written to a staging
 folder and swapped in whole, and the same inputs give the same bytes (no timestamps anywhere).
+Every published field carries its role (what a forecaster sees, ``almanac.reports.visibility``).
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ import yaml
 from tqdm import tqdm
 
 from almanac.core.io import atomic_dir, write_json, write_parquet, write_text
+from almanac.foresight.release import newsplease_articles, released_questions
 from almanac.reports.articles import cited_articles
 from almanac.reports.card import CardInputs, render_card
 from almanac.reports.card_text import CARD_TEXTS
 from almanac.reports.model import Report
 from almanac.reports.scope import ReportScope, report_scope
 from almanac.reports.styles import DatasetStyle, TableKey, get_style, read_split_tables
+from almanac.reports.visibility import with_roles
 from almanac.reports.write import write_report
 
 ARTICLES = TableKey("articles", "cited")
@@ -79,9 +82,9 @@ def publish(
     report = build_style_report(style, scope)
     steps.update()
     articles = cited_articles(style.name, tables, scope.months, omit_text)
-    all_tables = dict(tables)
+    all_tables = released_tables(style, tables)
     if articles is not None:
-        all_tables[ARTICLES] = articles
+        all_tables[ARTICLES] = released_articles(style, articles)
     with atomic_dir(target) as staging:
         data_files = _write_tables(all_tables, staging)
         steps.update()
@@ -113,6 +116,23 @@ def publish(
         steps.update()
     steps.close()
     return target
+
+
+def released_tables(style: DatasetStyle, tables: Mapping[TableKey, pa.Table]) -> dict[TableKey, pa.Table]:
+    """The split tables as published: every field tagged with its role (prompt / answer / provenance).
+
+    OpenForesight records also take the released record shape (string dates, forecaster prompts), so
+    tools written for that release read them unchanged; the split files under ``data/`` stay typed.
+    """
+    if style.name == "openforesight":
+        return {key: released_questions(table) for key, table in tables.items()}
+    return {key: with_roles(table, style.name) for key, table in tables.items()}
+
+
+def released_articles(style: DatasetStyle, articles: pa.Table) -> pa.Table:
+    if style.name == "openforesight":
+        return newsplease_articles(articles)
+    return articles
 
 
 def _write_tables(tables: Mapping[TableKey, pa.Table], folder: Path) -> dict[TableKey, str]:

@@ -102,7 +102,7 @@ STORY_EVENTS = [
 
 
 def test_full_story_path_groups_each_sub_story_and_no_story_is_rejected() -> None:
-    rows, ledger = build(STORY_EVENTS)
+    rows, ledger = build(STORY_EVENTS, wcep_group="path")
     assert sorted(tuple(row["story_path"]) for row in rows) == sorted(
         [tuple(STORM), tuple(SEASON), tuple(BERTIL)]
     )
@@ -118,6 +118,37 @@ def test_full_story_path_groups_each_sub_story_and_no_story_is_rejected() -> Non
     assert reject.reason == "no_story" and reject.id == STORY_EVENTS[4]["id"]
     assert ledger.extra["complex_events_by_origin"] == {"wcep": 3}
     assert ledger.extra["documents_per_complex_event"] == {"1": 2, "2": 1}
+
+
+ELECTION = "2025 Norvale regional assembly election"
+# The portal nests the same story differently on different days: under "Politics of Norvale" on two
+# days, on its own on a third.
+NESTING_EVENTS = [
+    event("2025-03-06", "Polling day is fixed.", ["Politics of Norvale", ELECTION], "Politics and elections"),
+    event("2025-04-01", "Nominations close.", ["Politics of Norvale", ELECTION], "Politics and elections"),
+    event("2025-05-05", "The Alliance wins.", [ELECTION], "Politics and elections"),
+    event("2025-05-30", "A new party leader.", ["Politics of Norvale"], "Politics and elections"),
+]
+
+
+def test_events_under_the_same_innermost_heading_form_one_complex_event() -> None:
+    rows, ledger = build(NESTING_EVENTS)  # default: wcep_group event
+    election, politics = by_title(rows)[ELECTION], by_title(rows)["Politics of Norvale"]
+    assert [doc["text"] for doc in election["documents"]] == [
+        "Polling day is fixed.",
+        "Nominations close.",
+        "The Alliance wins.",
+    ]
+    assert election["ce_id"] == content_id("wcep", ELECTION)
+    assert election["story_path"] == ["Politics of Norvale", ELECTION]  # the path used twice of three
+    assert election["source"] == f"wcep_story:{ELECTION}"
+    assert [doc["text"] for doc in politics["documents"]] == ["A new party leader."]
+    assert len(rows) == 2 and ledger.items_out == 4
+    # Grouped by full path the one story splits in two.
+    by_path, _ = build(NESTING_EVENTS, wcep_group="path")
+    assert sorted(len(row["documents"]) for row in by_path if row["title"] == ELECTION) == [1, 2]
+    with pytest.raises(ValueError, match="wcep_group"):
+        ComplexEventsConfig(wcep_group="story")
 
 
 def test_top_grouping_merges_everything_under_the_first_heading() -> None:

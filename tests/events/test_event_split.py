@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from almanac.core.schemas import table_from_rows
 from almanac.events.samples import SAMPLE_SCHEMAS, SPLITS, TASKS
 from almanac.events.split import split_samples, write_splits
-from tests.events.task_timelines import WINDOWS, event, sample
+from tests.events.task_timelines import SAMPLE_BACKGROUND, WINDOWS, event, sample
 
 
 def tables(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -21,37 +21,54 @@ def tables(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def test_invariant_violations_are_rejected_and_the_rest_released(tmp_path: Path) -> None:
-    april, june = date(2025, 4, 10), date(2025, 6, 10)
-    late_target = event("ce-1", 5, "It ended.", "2025-06", "ended", "it")
-    future_background = event("ce-1", 0, "A later thing.", "2025-05-02")
+    april, may, june = date(2025, 4, 10), date(2025, 5, 3), date(2025, 6, 10)
+    may_target = event("ce-1", 5, "It spread.", "2025-05-03", "spread", "it")
+    august_target = event("ce-1", 6, "It ended.", "2025-08-02", "ended", "it")
+    april_month = event("ce-1", 0, "Sometime in April.", "2025-04")
+    undated = event("ce-1", 0, "Whenever.", "unknown")
     rows = [
         sample("ltf", "ltf-ok", "train", april),
-        sample("ltf", "ltf-leak", "train", april, targets=[late_target]),
-        sample("ltf", "ltf-test", "test", june, targets=[late_target]),  # test targets are not trimmed
+        # Old rule: only targets on or after the test start were refused; May is validation.
+        sample("ltf", "ltf-leak", "train", april, targets=[may_target]),
+        # Old rule: test targets were never checked; August is past the test end.
+        sample("ltf", "ltf-test", "test", june, ce_id="ce-4", targets=[august_target]),
         sample("stf", "stf-wrong-split", "validation", april),
-        sample("stf", "stf-future-bg", "train", april, background=[future_background]),
-        sample("aqa", "aqa-leak", "validation", date(2025, 5, 3), target=late_target),
+        # Old rule: a month-dated background passed as the 1st of its month.
+        sample("stf", "stf-month-bg", "train", april, background=[april_month]),
+        sample("stf", "stf-undated", "train", april, background=[*SAMPLE_BACKGROUND, undated]),
+        sample("aqa", "aqa-early", "validation", may, ce_id="ce-5", target=event("ce-5", 1, "x", "2025-05")),
         sample("mcnc", "mcnc-1", "train", april, answer_index=1, answer_label="B"),  # gold is at A
+        sample("mcnc", "mcnc-true", "train", april, options=["It went on.", "It began.", "y", "z"]),
         sample("mcac", "mcac-1", "train", april),
         sample("mcac", "mcac-1", "train", april),  # the same id twice
         sample("vqa", "vqa-1", "train", april),  # its MCNC sample is rejected
+        sample("mcnc", "mcnc-3", "train", april, ce_id="ce-3"),
+        sample("vqa", "vqa-3", "train", april, ce_id="ce-3", mcnc_sample_id="mcnc-3", label="No"),
+        # Both fine alone, but one complex event in two splits.
+        sample("ltf", "ltf-two-a", "train", april, ce_id="ce-2"),
+        sample("stf", "stf-two-b", "test", june, ce_id="ce-2"),
     ]
     released, ledger = split_samples(tables(rows), WINDOWS)
     assert {(r.id, r.reason) for r in ledger.rejects} == {
-        ("ltf-leak", "target_after_test_start"),
+        ("ltf-leak", "target_outside_window"),
+        ("ltf-test", "target_outside_window"),
         ("stf-wrong-split", "split_mismatch"),
-        ("stf-future-bg", "background_after_cut"),
-        ("aqa-leak", "target_after_test_start"),
+        ("stf-month-bg", "background_after_cut"),
+        ("stf-undated", "undated_event"),
+        ("aqa-early", "target_before_cut"),
         ("mcnc-1", "inconsistent_options"),
+        ("mcnc-true", "negative_is_true_event"),
         ("mcac-1", "duplicate_sample_id"),
         ("vqa-1", "mcnc_sample_rejected"),
+        ("vqa-3", "vqa_label_mismatch"),  # "No" with the gold event as candidate
+        ("ltf-two-a", "complex_event_in_two_splits"),
+        ("stf-two-b", "complex_event_in_two_splits"),
     }
     assert ledger.items_in == len(rows) and ledger.items_out == 3
     assert released[("train", "ltf")].column("sample_id").to_pylist() == ["ltf-ok"]
-    assert released[("test", "ltf")].column("sample_id").to_pylist() == ["ltf-test"]
-    assert released[("train", "mcac")].num_rows == 1
-    assert ledger.extra["samples"]["ltf"] == {"train": 1, "validation": 0, "test": 1}
-    assert ledger.extra["complex_events"] == {"train": 1, "validation": 0, "test": 1}
+    assert released[("train", "mcac")].num_rows == 1 and released[("train", "mcnc")].num_rows == 1
+    assert ledger.extra["samples"]["ltf"] == {"train": 1, "validation": 0, "test": 0}
+    assert ledger.extra["complex_events"] == {"train": 2, "validation": 0, "test": 0}
 
     write_splits(released, tmp_path / "splits")
     for split in SPLITS:
@@ -60,6 +77,13 @@ def test_invariant_violations_are_rejected_and_the_rest_released(tmp_path: Path)
             assert written.schema.equals(SAMPLE_SCHEMAS[task], check_metadata=False)
             assert written.num_rows == released[(split, task)].num_rows
     assert pq.read_table(tmp_path / "splits" / "validation" / "aqa.parquet").num_rows == 0
+
+
+def test_a_validation_target_inside_its_window_is_released() -> None:
+    may = date(2025, 5, 3)
+    rows = [sample("ltf", "ltf-may", "validation", may, targets=[event("ce-1", 1, "y", "2025-05-31")])]
+    released, ledger = split_samples(tables(rows), WINDOWS)
+    assert not ledger.rejects and released[("validation", "ltf")].num_rows == 1
 
 
 def test_vqa_of_a_released_mcnc_sample_is_released() -> None:

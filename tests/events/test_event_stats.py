@@ -36,7 +36,7 @@ def build_inputs(root: Path) -> tuple[Path, Path]:
         sample("stf", "s2", "test", june, ce_id="c1"),
         sample("mcnc", "m1", "test", june, ce_id="c1"),
         sample("vqa", "v1", "test", june, ce_id="c1", mcnc_sample_id="m1"),
-        sample("vqa", "v2", "test", june, ce_id="c1", mcnc_sample_id="m1", label="No"),
+        sample("vqa", "v2", "test", june, ce_id="c1", mcnc_sample_id="m1", label="No", candidate="x"),
     ]
     samples = {t: table_from_rows([r for r in rows if r["task"] == t], SAMPLE_SCHEMAS[t]) for t in TASKS}
     released, ledger = split_samples(samples, WINDOWS)

@@ -11,7 +11,8 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
-from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_labels
+from almanac.events.cuts import date_span
+from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_candidate
 from almanac.events.samples import SAMPLE_SCHEMAS, TASKS
 from almanac.events.tasks import build_tasks
 from almanac.llm.cache import LLMCache
@@ -59,25 +60,28 @@ def test_options_are_a_seeded_permutation_with_the_gold_where_recorded() -> None
     assert set(positions) == {0, 1, 2, 3}  # the gold is not parked in one place
 
 
-def test_vqa_labels_are_balanced_and_independent_of_input_order() -> None:
-    ids = [f"m{n}" for n in range(7)]
-    labels = vqa_labels(ids, 13, "train")
-    assert set(labels) == set(ids)
-    assert Counter(label for drawn in labels.values() for label in drawn) == {"Yes": 4, "No": 4}
-    assert sorted(labels.values()).count(("Yes", "No")) == 1  # the odd one out gives both
-    assert vqa_labels(list(reversed(ids)), 13, "train") == labels
-    assert vqa_labels(ids, 13, "test") != labels or vqa_labels(ids, 14, "train") != labels
+def test_vqa_is_a_seeded_coin_between_the_gold_and_one_negative() -> None:
+    negatives = ["n1", "n2", "n3"]
+    draws = {f"m{n}": vqa_candidate("gold", negatives, 13, f"m{n}") for n in range(200)}
+    assert all(vqa_candidate("gold", negatives, 13, key) == drawn for key, drawn in draws.items())
+    for label, candidate in draws.values():
+        assert (label, candidate) == ("Yes", "gold") or (label == "No" and candidate in negatives)
+    yes = sum(1 for label, _ in draws.values() if label == "Yes")
+    assert 70 <= yes <= 130  # a fair coin over 200 draws; not forced to exactly 100
+    assert {candidate for label, candidate in draws.values() if label == "No"} == set(negatives)
+    assert [vqa_candidate("gold", negatives, 14, key) for key in draws] != list(draws.values())
 
 
 def test_tasks_end_to_end(serve: Serve, cache: LLMCache) -> None:
     server = serve(annotator)
     tables, ledger = build(server, cache, [VELORIA, KESTREL])
-    # Veloria: 5 cut days (train 03-10 and 04-12, validation 05-20, test 06-03 and 07-15); Kestrel: 3 (train).
-    cuts = 8
-    assert ledger.items_in == cuts * len(TASKS) + 1  # + the second VQA sample of validation's odd one
+    # Veloria stays in train (its earliest window): cuts 03-10 and 04-12; Kestrel: 3 train cuts.
+    cuts = 5
+    assert ledger.items_in == cuts * len(TASKS)  # one VQA per MCNC: no extra candidates
     assert ledger.items_in == ledger.items_out + len(ledger.rejects)
     for task in TASKS:
         assert tables[task].schema == SAMPLE_SCHEMAS[task]
+        assert set(tables[task].column("split").to_pylist()) <= {"train"}
     counts = {task: tables[task].num_rows for task in TASKS}
     assert counts["stf"] == counts["ltf"] == counts["aqa"] == counts["mcac"] == cuts
 
@@ -85,29 +89,25 @@ def test_tasks_end_to_end(serve: Serve, cache: LLMCache) -> None:
     assert ledger.extra["negatives_discarded"] == 3
     assert reasons(ledger)["too_few_negatives"] == 3 and reasons(ledger)["no_mcnc_sample"] == 3
     mcnc = tables["mcnc"].to_pylist()
-    assert {row["ce_id"] for row in mcnc} == {"ce-veloria"} and len(mcnc) == 5
+    assert {row["ce_id"] for row in mcnc} == {"ce-veloria"} and len(mcnc) == 2
     for row in mcnc:
         assert row["options"][row["answer_index"]] == row["target"]["text"]
         assert row["answer_label"] == "ABCD"[row["answer_index"]]
         assert sum("variant" in option for option in row["options"]) == 3
-        assert row["target"]["event_id"] in {
-            e["event_id"] for e in VELORIA["events"][VELORIA_INDEX[row["cut_date"]] :]
-        }
         assert row["model"] == "test-model" and row["prompt_version"] == "1"
 
-    # VQA: Veloria's MCNC samples are train 2, validation 1, test 2 -> one Yes and one No per split;
-    # the lone validation sample gives both.
+    # VQA: exactly one sample per MCNC sample, Yes exactly when it shows the gold event.
     vqa = tables["vqa"].to_pylist()
-    assert Counter((row["split"], row["label"]) for row in vqa) == {
-        (split, label): 1 for split in ("train", "validation", "test") for label in ("Yes", "No")
-    }
-    assert ledger.extra["vqa_paired_samples"] == 1
+    assert sorted(row["mcnc_sample_id"] for row in vqa) == sorted(row["sample_id"] for row in mcnc)
     by_id = {row["sample_id"]: row for row in mcnc}
     for row in vqa:
         source = by_id[row["mcnc_sample_id"]]
         gold = source["options"][source["answer_index"]]
         assert (row["candidate"] == gold) == (row["label"] == "Yes")
         assert row["candidate"] in source["options"] and row["background"] == source["background"]
+    yes = sum(1 for row in vqa if row["label"] == "Yes")
+    assert ledger.extra["vqa_labels"] == {"Yes": yes, "No": 2 - yes}
+    assert ledger.extra["vqa_yes_share"] == yes / 2
 
     # AQA and MCAC come from one call per cut: same target, argument, question and gold answer.
     aqa = {(r["ce_id"], r["cut_date"]): r for r in tables["aqa"].to_pylist()}
@@ -123,29 +123,21 @@ def test_tasks_end_to_end(serve: Serve, cache: LLMCache) -> None:
         assert twin["answer"] == expected_value(twin["target"], twin["argument"])
     assert server.count("Write one question") == cuts and server.count("Write three false events") == cuts
 
-    # Train/validation targets never reach the test start, in any task.
-    for task in ("ltf", "stf"):
+    # Every target of every task starts on or after its cut and ends by the train end (30 April).
+    for task in ("ltf", "stf", "aqa", "mcnc", "mcac"):
         for row in tables[task].to_pylist():
-            if row["split"] != "test":
-                assert all(e["date"] < "2025-06" for e in row["targets"] if e["date"] != "unknown")
-    for task in ("aqa", "mcnc"):
-        for row in tables[task].to_pylist():
-            if row["split"] != "test":
-                assert row["target"]["date"] == "unknown" or row["target"]["date"] < "2025-06"
+            targets = row["targets"] if "targets" in row else [row["target"]]
+            for target in targets:
+                span = date_span(target)
+                assert span is not None and row["cut_date"] <= span[0] and span[1] <= date(2025, 4, 30)
+            for shown in row["background"]:
+                span = date_span(shown)
+                assert span is not None and span[1] < row["cut_date"]
 
     # A rerun reads every answer from the cache and writes the same tables.
     again, _ = build(server, cache, [KESTREL, VELORIA])
     assert all(again[task].equals(tables[task]) for task in TASKS)
     assert server.count("Write one question") == cuts
-
-
-VELORIA_INDEX = {
-    date(2025, 3, 10): 1,
-    date(2025, 4, 12): 2,
-    date(2025, 5, 20): 6,
-    date(2025, 6, 3): 8,
-    date(2025, 7, 15): 10,
-}
 
 
 def expected_value(target: dict[str, Any], argument: str) -> str:

@@ -153,3 +153,26 @@ def test_timeline_rounds_reorder_and_rejects(serve: Callable[..., LLMTestServer]
     again, _ = run(server, tmp_path / "llm.sqlite", arguments_batch=4)
     assert len(server.chat_bodies) == calls, "a rerun must be served from the cache"
     assert again.equals(table)
+
+
+def test_date_pass_sorts_by_interval_so_a_day_precedes_its_month() -> None:
+    from almanac.events.timeline import _Progress, _sort_by_date
+    from almanac.llm.event_outputs import EventDate, TimelineEvent
+
+    def dated(text: str, when: str, precision: str) -> TimelineEvent:
+        return TimelineEvent(text, EventDate(when, precision))
+
+    state = _Progress({"ce_id": "ce", "documents": []})
+    state.events = [
+        dated("the month", "2025-05", "month"),
+        dated("first of May", "2025-05-01", "day"),
+        dated("no date", "unknown", "unknown"),
+        dated("the year", "2025", "year"),
+    ]
+    state.doc_ids = ["a", "b", "c", "d"]
+    # Old key (first day only) kept "the month" before "first of May"; a cut on 1 May then found a
+    # background event that is not over on 1 May. The undated event carries the key of the event
+    # before it (first of May), so it stays right after it; only the month and the year move.
+    assert _sort_by_date(state) == 2
+    assert [event.text for event in state.events] == ["the year", "first of May", "no date", "the month"]
+    assert state.doc_ids == ["d", "b", "c", "a"]

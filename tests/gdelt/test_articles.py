@@ -114,6 +114,8 @@ def corpus_row(url: str, text: str, published: datetime) -> dict[str, Any]:
         "text": text,
         "publish_date": published,
         "publish_month": published.strftime("%Y-%m"),
+        "date_source": "html_meta",
+        "date_precision": "day",
         "language": "en",
         "word_count": len(text.split()),
         "crawl_date": published,

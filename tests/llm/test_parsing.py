@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from almanac.llm.outputs import (
+    GeneratedQuestion,
+    UnusableCandidate,
     parse_best,
     parse_date_repair,
     parse_leakage,
@@ -34,19 +36,38 @@ def test_questions_parse_through_prose_fences_and_thinking() -> None:
     assert question.resolution_criteria.splitlines()[1] == "Resolution date: July 1, 2025."
 
 
-def test_questions_are_strict_about_fields_and_dates() -> None:
+def test_questions_are_strict_about_fields_but_keep_dates_as_written() -> None:
     with pytest.raises(ParseError, match="question 1: missing <answer>"):
         parse_questions(QUESTION.replace("<answer>John Heitinga</answer>", ""), {})
-    with pytest.raises(ParseError, match="YYYY-MM-DD"):
-        parse_questions(QUESTION.replace("2025-07-01</resolution", "July 1</resolution"), {})
-    with pytest.raises(ParseError, match="real calendar date"):
-        parse_questions(QUESTION.replace("2025-07-01</resolution", "2025-02-30</resolution"), {})
     with pytest.raises(ParseError, match="answer_type"):
         parse_questions(QUESTION.replace("String (Name)", "a name"), {})
+    # Dates are read by the question stages (a month-only deadline is fine there), not here.
+    [month_only] = parse_questions(QUESTION.replace("2025-07-01</resolution", "July  2025</resolution"), {})
+    assert isinstance(month_only, GeneratedQuestion) and month_only.resolution_date == "July 2025"
     with pytest.raises(ParseError, match="no <question>"):
         parse_questions("I could not find a good question.", {})
     assert parse_questions("<no_question>the article is an opinion piece</no_question>", {}) == []
     assert len(parse_questions(QUESTION * 4, {"n_questions": "2"})) == 2
+
+
+def test_each_candidate_is_parsed_on_its_own() -> None:
+    # One block lacks its answer, one has an UNKNOWN deadline, one a month-only deadline.
+    broken = QUESTION.replace("<answer>John Heitinga</answer>", "")
+    unknown = QUESTION.replace("2025-07-01</resolution", "UNKNOWN</resolution")
+    monthly = QUESTION.replace("2025-07-01</resolution", "2025-07</resolution")
+    first, second, third = parse_questions(broken + unknown + monthly, {"n_questions": "3"})
+    assert isinstance(first, UnusableCandidate) and first.reason == "candidate_malformed"
+    assert first.detail == "question 1: missing <answer>...</answer>"
+    assert first.question.question_title == "Who will be named coach of Ajax by July 1, 2025?"
+    assert isinstance(second, GeneratedQuestion) and second.resolution_date == "UNKNOWN"
+    assert isinstance(third, GeneratedQuestion) and third.resolution_date == "2025-07"
+
+
+def test_a_reply_whose_every_candidate_is_malformed_is_an_error() -> None:
+    broken = QUESTION.replace("<answer>John Heitinga</answer>", "")
+    untyped = QUESTION.replace("String (Name)", "a name")
+    with pytest.raises(ParseError, match=r"question 1: missing <answer>.*question 2: answer_type"):
+        parse_questions(broken + untyped, {})
 
 
 def test_verdict_comes_only_from_its_tag() -> None:

@@ -36,7 +36,7 @@ def test_malformed_answer_is_repaired_once(serve: Serve, cache: LLMCache) -> Non
     [result] = run_task(remote_role(server), "qgen", article_items("good"), cache, ledger, PROMPTS_DIR)
     assert result.ok and result.repaired and result.value is not None
     assert result.value[0].answer == "John Heitinga"
-    assert result.prompt_version == "1+repair1"
+    assert result.prompt_version == "2+repair1"
     repair_body = server.chat_bodies[1]
     assert repair_body["messages"][-2]["role"] == "assistant"
     assert "missing <answer>" in repair_body["messages"][-1]["content"]  # the parse error is quoted

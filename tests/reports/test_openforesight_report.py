@@ -51,6 +51,7 @@ def released(
         "article_title": "Headline",
         "article_publish_date": datetime(resolved.year, resolved.month, resolved.day, tzinfo=UTC),
         "news_source": source,
+        "article_id": f"art-{question_id}",
         "split": split,
         "cross_question_leak": leak,
         "generator_model": "gen",

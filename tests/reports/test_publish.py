@@ -13,25 +13,50 @@ import yaml
 from huggingface_hub import DatasetCard
 
 from almanac import cli
+from almanac.core.ids import content_id
+from almanac.foresight.release import RetrievedArticle, released_questions
 from almanac.reports import publish as publish_module
 from almanac.reports.card import size_category
 from almanac.reports.model import Report, Series, Table
 from almanac.reports.publish import PublishConfig, _lock_excerpt, publish, verify_manifest
 from almanac.reports.scope import ReportScope, report_scope
+from almanac.reports.visibility import field_role, prompt_fields, roles_of
 
 MONTHS = ["2025-04", "2025-05"]
 
 
-def _questions(split: str, month: str, ids: list[str]) -> pa.Table:
+def _questions(split: str, month: str, ids: list[str], hashed: bool = False) -> pa.Table:
+    """Released split rows; ``hashed`` makes each id the project's content hash (for the round trip)."""
     day = date(int(month[:4]), int(month[5:]), 10)
+    titles = [f"Who will win contest {i} by the end of {month}?" for i in ids]
+    answers = [f"Person {i}" for i in ids]
+    article_ids = [f"art-{i}" for i in ids]
+    if hashed:
+        ids = [content_id(a, t, x) for a, t, x in zip(article_ids, titles, answers, strict=True)]
     return pa.table(
         {
             "question_id": ids,
-            "question_title": [f"Who will win contest {i}?" for i in ids],
-            "answer": [f"Person {i}" for i in ids],
+            "question_title": titles,
+            "background": [f"Question start date: {month}-01. Contest {i} is under way." for i in ids],
+            "resolution_criteria": ["Source of truth: the organisers.\nResolution date: as in the title."]
+            * len(ids),
+            "answer": answers,
+            "answer_type": ["string (name)"] * len(ids),
+            "answer_class": ["name"] * len(ids),
+            "question_start_date": pa.array([day.replace(day=1)] * len(ids), pa.date32()),
             "resolution_date": pa.array([day] * len(ids), pa.date32()),
             "url": [f"https://news.example/{i}" for i in ids],
+            "article_title": [f"Winner of contest {i} named" for i in ids],
+            "article_publish_date": pa.array(
+                [datetime(day.year, day.month, day.day, 15, 30, tzinfo=UTC)] * len(ids),
+                pa.timestamp("s", "UTC"),
+            ),
+            "news_source": ["news.example"] * len(ids),
+            "article_id": article_ids,
             "split": [split] * len(ids),
+            "cross_question_leak": [False] * len(ids),
+            "generator_model": ["m-gen"] * len(ids),
+            "validator_model": ["m-val"] * len(ids),
         }
     )
 
@@ -50,6 +75,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         pq.write_table(
             pa.table(
                 {
+                    "id": [f"art-{i}" for i in ids],
                     "url": [f"https://news.example/{i}" for i in ids],
                     "source_domain": ["news.example"] * len(ids),
                     "title": [f"Story {i}" for i in ids],
@@ -152,7 +178,7 @@ def test_publish_all_writes_card_data_manifest_and_provenance(project: Path) -> 
     assert articles.column("url").to_pylist() == [
         f"https://news.example/{i}" for i in ("a1", "a2", "a3", "b1", "b2")
     ]
-    assert "text" in articles.column_names
+    assert "maintext" in articles.column_names and "text" not in articles.column_names
     manifest = json.loads((folder / "manifest.json").read_text())
     listed = {entry["path"]: entry for entry in manifest["files"]}
     assert listed["data/default/train.parquet"]["rows"] == 3
@@ -186,7 +212,7 @@ def test_urls_only_drops_article_text_and_one_month_keeps_its_rows(project: Path
         "openforesight", "2025-05", _params(project), PublishConfig(), project / "out", urls_only=True
     )
     articles = pq.read_table(folder / "data/articles/cited.parquet")
-    assert "text" not in articles.column_names
+    assert "maintext" not in articles.column_names and "text" not in articles.column_names
     assert articles.column("url").to_pylist() == ["https://news.example/b1", "https://news.example/b2"]
     assert not (folder / "data/default/train.parquet").exists()  # April's train rows are not in May
     assert "URLs, titles and dates only" in (folder / "README.md").read_text()
@@ -219,7 +245,8 @@ def test_cli_publish_rejects_unknown_month_and_empty_style(
     assert cli.main(["publish", "openforesight", "2024-01"]) == 1
     assert "not in params.yaml months" in capsys.readouterr().err
     assert cli.main(["publish", "mirai", "all"]) == 1
-    assert "nothing is built for mirai all" in capsys.readouterr().err
+    err = capsys.readouterr().err  # `almanac check` runs first and may be the one to say so
+    assert "mirai" in err.lower() and "run `dvc repro` first" in err
     assert cli.main(["publish", "nosuch", "all"]) == 1
     assert "unknown dataset style" in capsys.readouterr().err
 
@@ -239,3 +266,106 @@ def test_report_scope_rejects_months_outside_params() -> None:
     with pytest.raises(ValueError, match=r"not in params\.yaml months"):
         report_scope("2025-09", {"months": MONTHS})
     assert report_scope("all", {"months": MONTHS}).months == tuple(MONTHS)
+
+
+def test_published_questions_have_string_dates_prompts_and_field_roles(project: Path) -> None:
+    folder = publish("openforesight", "all", _params(project), PublishConfig(), project / "out")
+    table = pq.read_table(folder / "data/default/train.parquet")
+    row = table.slice(0, 1).to_pylist()[0]
+    # Dates as released by OpenForesight: plain strings, not date32 or epoch milliseconds.
+    assert table.schema.field("resolution_date").type == pa.string()
+    assert (row["question_start_date"], row["resolution_date"]) == ("2025-04-01", "2025-04-10")
+    assert row["article_publish_date"] == "2025-04-10"  # the UTC day of 15:30 on April 10
+    # No retrieval context is released: prompt is the same text as prompt_without_retrieval.
+    assert row["prompt"] == row["prompt_without_retrieval"]
+    for visible in (
+        row["question_title"],
+        row["background"],
+        "Source of truth: the organisers.",
+        "2025-04-01",
+    ):
+        assert visible in row["prompt"]
+    for hidden in ("Person a1", "Winner of contest a1 named", "https://news.example/a1", "2025-04-10"):
+        assert hidden not in row["prompt"]
+    roles = roles_of(table.schema)
+    assert [name for name, role in roles.items() if role == "prompt"] == [
+        "question_title",
+        "background",
+        "resolution_criteria",
+        "question_start_date",
+        "prompt",
+        "prompt_without_retrieval",
+    ]
+    assert roles["answer"] == roles["resolution_date"] == "answer"
+    assert roles["article_title"] == roles["url"] == roles["article_id"] == "provenance"
+    card = (folder / "README.md").read_text()
+    assert "### Fields a forecaster sees" in card
+    rules = card.split("### Split rules and dates", 1)[1]
+    assert "passed" in rules and "start date <= article publish date <= resolution date" in rules
+    assert (
+        "| prompt | shown to the forecaster | `question_title`, `background`, `resolution_criteria`, "
+        "`question_start_date` |" in card
+    )
+    articles = pq.read_table(folder / "data/articles/cited.parquet")
+    assert articles.column_names[:4] == ["article_id", "url", "source_domain", "title"]
+    assert {"date_publish", "maintext"} <= set(articles.column_names)
+    assert articles.column("date_publish").to_pylist()[0] == "2025-04-01 00:00:00"  # news-please's format
+
+
+def test_publish_then_import_gives_the_same_questions(project: Path) -> None:
+    from almanac.foresight.release_import import import_openforesight
+
+    splits = project / "data/foresight/splits"
+    pq.write_table(
+        _questions("train", "2025-04", ["a1", "a2"], hashed=True), splits / "train/2025-04.parquet"
+    )
+    pq.write_table(_questions("test", "2025-05", ["b1"], hashed=True), splits / "test/2025-05.parquet")
+    folder = publish("openforesight", "all", _params(project), PublishConfig(), project / "out")
+    compared = ("question_id", "question_title", "answer", "answer_type", "background", "resolution_criteria")
+    for split in ("train", "test"):
+        published = pq.read_table(folder / f"data/default/{split}.parquet")
+        # What a tool written for the OpenForesight release would hand over: one JSON object a line.
+        jsonl = project / f"{split}.jsonl"
+        jsonl.write_text("".join(json.dumps(row) + "\n" for row in published.to_pylist()), encoding="utf-8")
+        result = import_openforesight(jsonl, project / "imported", split)
+        assert result.ledger.rejected == 0
+        original = pq.read_table(next((splits / split).glob("*.parquet"))).sort_by("question_id")
+        month = "2025-04" if split == "train" else "2025-05"
+        again = pq.read_table(project / f"imported/splits/{split}/{month}.parquet").sort_by("question_id")
+        for name in (*compared, "question_start_date", "resolution_date", "article_id", "url", "split"):
+            assert again.column(name).to_pylist() == original.column(name).to_pylist(), name
+        assert [d.date() for d in again.column("article_publish_date").to_pylist()] == [
+            d.date() for d in original.column("article_publish_date").to_pylist()
+        ]
+
+
+def test_prompt_holds_retrieved_articles_only_when_there_are_some() -> None:
+    table = _questions("test", "2025-05", ["c1", "c2"])
+    news = RetrievedArticle(
+        "Contest c1 shortlist out", "2025-04-20", "news.example", "Three finalists remain."
+    )
+    released = released_questions(table, {"c1": [news]}).to_pylist()
+    first, second = released
+    assert first["prompt"] != first["prompt_without_retrieval"]
+    assert (
+        "[1] Contest c1 shortlist out (2025-04-20, news.example)\nThree finalists remain." in first["prompt"]
+    )
+    assert first["prompt"].startswith(first["prompt_without_retrieval"].rsplit("\n\n", 1)[0])
+    assert second["prompt"] == second["prompt_without_retrieval"]
+    with pytest.raises(ValueError, match="lack the prompt columns"):
+        released_questions(table.drop_columns(["background"]))
+
+
+def test_prompt_fields_are_declared_once_per_style() -> None:
+    assert prompt_fields("openforesight") == (
+        "question_title",
+        "background",
+        "resolution_criteria",
+        "question_start_date",
+    )
+    assert prompt_fields("foresight") == prompt_fields("openforesight")  # aliases work
+    assert "ce_title" not in prompt_fields("openforecast") and "background" in prompt_fields("openforecast")
+    assert "answers" not in prompt_fields("mirai") and "query" in prompt_fields("mirai")
+    assert field_role("openforesight", "some_new_column") == "provenance"  # unknown: never shown
+    with pytest.raises(ValueError, match="unknown dataset style"):
+        prompt_fields("nosuch")

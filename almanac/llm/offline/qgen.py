@@ -13,6 +13,12 @@ from collections.abc import Mapping
 from datetime import date, timedelta
 from typing import Any
 
+from almanac.foresight.type_check import (
+    ArticleEntities,
+    entities_from_doc,
+    has_organisation_word,
+    type_mismatch,
+)
 from almanac.llm.offline.nlp import (
     ANSWER_FORMAT,
     ANSWER_TYPE,
@@ -41,10 +47,11 @@ def generate(variables: Mapping[str, str], model: str) -> str:
     wanted = int(variables["n_questions"])
     blocks: list[str] = []
     seen_answers: set[str] = set()
+    entities = entities_from_doc(doc)
     for sentence in doc.sents:
         if len(blocks) >= wanted:
             break
-        question = _question_from(sentence, published, variables["source"], seen_answers)
+        question = _question_from(sentence, published, variables["source"], seen_answers, entities)
         if question is not None:
             seen_answers.add(fold(question["answer"]))
             blocks.append(_render(question))
@@ -53,7 +60,9 @@ def generate(variables: Mapping[str, str], model: str) -> str:
     return "\n".join(blocks)
 
 
-def _question_from(sentence: Any, published: date, source: str, seen: set[str]) -> dict[str, str] | None:
+def _question_from(
+    sentence: Any, published: date, source: str, seen: set[str], entities: ArticleEntities
+) -> dict[str, str] | None:
     root = sentence.root
     if root.pos_ != "VERB" or root.tag_ not in ("VBD", "VBZ", "VBP", "VBN") or root.lemma_ in _REPORTING:
         return None
@@ -73,15 +82,39 @@ def _question_from(sentence: Any, published: date, source: str, seen: set[str]) 
         answer = _answer_text(ent)
         if ent.label_ not in WH_WORD or answer is None or fold(answer) in seen:
             continue
+        label = _checked_label(ent.label_, answer, entities)
+        if label is None:
+            continue
         if subject.i in range(ent.start, ent.end) and _covers(ent, subject):
-            title = f"{WH_WORD[ent.label_]} will {_verb_phrase(root, skip=subject)}"
+            title = f"{WH_WORD[label]} will {_verb_phrase(root, skip=subject)}"
         elif obj is not None and obj.i in range(ent.start, ent.end) and _covers(ent, obj):
             subject_text = _span_text(list(subject.subtree))
-            title = f"{WH_WORD[ent.label_]} will {subject_text} {_verb_phrase(root, skip=obj, bare=True)}"
+            title = f"{WH_WORD[label]} will {subject_text} {_verb_phrase(root, skip=obj, bare=True)}"
         else:
             continue
-        return _fields(title, answer, ent, sentence, published, source)
+        return _fields(title, answer, label, sentence, published, source)
     return None
+
+
+# The answer class each entity label claims, for the labels the answer-type stage verifies.
+_CHECKED_CLASS = {"PERSON": "name", "ORG": "organization", "GPE": "location", "LOC": "location"}
+
+
+def _checked_label(label: str, answer: str, entities: ArticleEntities) -> str | None:
+    """The entity label to declare, after the same checks the answer-type stage applies.
+
+    The small spaCy model calls clubs and companies PERSON and people ORG; a real generator would
+    not. A "person" whose name holds an organisation word becomes an organization ("Kessling United"),
+    a "place" or "organization" that is a person named in the article becomes a person
+    ("Vasquez-Moore"), and any other failure skips the entity ("Turnout", "Corvane").
+    """
+    claimed = _CHECKED_CLASS.get(label)
+    if claimed is None or type_mismatch(answer, claimed, entities) is None:
+        return label
+    if claimed == "name":
+        swap = has_organisation_word(answer) and type_mismatch(answer, "organization", entities) is None
+        return "ORG" if swap else None
+    return "PERSON" if type_mismatch(answer, "name", entities) is None else None
 
 
 def _dated_before(sentence: Any, start: date) -> bool:
@@ -160,9 +193,11 @@ def _span_text(tokens: list[Any]) -> str:
     return " ".join(text.split())
 
 
-def _fields(title: str, answer: str, ent: Any, sentence: Any, published: date, source: str) -> dict[str, str]:
+def _fields(
+    title: str, answer: str, label: str, sentence: Any, published: date, source: str
+) -> dict[str, str]:
     start = published - timedelta(days=START_GAP_DAYS)
-    answer_type = ANSWER_TYPE[ent.label_]
+    answer_type = ANSWER_TYPE[label]
     others = []
     for other in sentence.ents:
         if other.label_ in WH_WORD and fold(answer) not in fold(other.text) and other.text not in others:

@@ -1,0 +1,112 @@
+"""Read what a style released (and what its rows cite) from disk, and run that style's invariants."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from almanac.check.mirai import check_mirai, recorded_from_quads
+from almanac.check.openforecast import Windows, check_openforecast
+from almanac.check.openforesight import check_openforesight, split_months
+from almanac.check.report import StyleReport
+from almanac.reports.visibility import prompt_fields
+
+STYLES = ("openforesight", "openforecast", "mirai")
+ALL = "all"
+SPLITS = ("train", "validation", "test")
+ARTICLE_DATE_COLUMNS = ("url", "publish_date", "crawl_date", "date_precision", "date_source")
+
+
+class NotBuiltError(RuntimeError):
+    """A style's released files are missing: nothing to check is not a pass."""
+
+
+def check_style(
+    style: str,
+    month: str,
+    params: Mapping[str, Any],
+    root: Path = Path("."),
+    splits_dir: Path | None = None,
+) -> StyleReport:
+    """``splits_dir``: OpenForesight splits from elsewhere (``almanac import``); their rows carry their
+    article's date and there is no corpus to trace them to."""
+    data = root / "data"
+    if style == "openforesight":
+        return _openforesight(data, month, params, splits_dir)
+    if splits_dir is not None:
+        raise ValueError("--splits applies to openforesight only")
+    if style == "openforecast":
+        return _openforecast(data, month, params)
+    if style == "mirai":
+        return _mirai(data, month, params)
+    raise ValueError(f"unknown style {style!r}; one of {', '.join(STYLES)} or {ALL}")
+
+
+def _rows(path: Path, columns: Sequence[str] | None = None, **extra: str) -> list[dict[str, Any]]:
+    table = pq.read_table(path, columns=list(columns) if columns else None)
+    return [{**row, **extra} for row in table.to_pylist()]
+
+
+def _require(paths: Sequence[Path], what: str) -> None:
+    if not paths:
+        raise NotBuiltError(f"no {what} found: run `dvc repro` first")
+
+
+def _openforesight(data: Path, month: str, params: Mapping[str, Any], splits_dir: Path | None) -> StyleReport:
+    pattern = "*.parquet" if month == ALL else f"{month}.parquet"
+    folder = splits_dir or data / "foresight" / "splits"
+    files = sorted(path for split in SPLITS for path in (folder / split).glob(pattern))
+    if month == ALL:
+        _require(files, f"OpenForesight split files under {folder}/")
+    rows = [row for path in files for row in _rows(path, _split_dir=path.parent.name)]
+    articles: dict[str, dict[str, Any]] | None = None
+    if splits_dir is None:
+        articles = {}
+        for path in sorted((data / "articles").glob("*.parquet")):
+            names = set(pq.read_schema(path).names)
+            for article in _rows(path, [name for name in ARTICLE_DATE_COLUMNS if name in names]):
+                articles[str(article["url"])] = article
+    fields = prompt_fields("openforesight")
+    return check_openforesight(rows, split_months(params), articles, fields, scope=month)
+
+
+def _openforecast(data: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    events = data / "events"
+    files = sorted(path for split in SPLITS for path in (events / "splits" / split).glob("*.parquet"))
+    _require(files, "OpenForecast split files under data/events/splits/")
+    rows = [row for path in files for row in _rows(path, _split_dir=path.parent.name)]
+    if month != ALL:
+        rows = [row for row in rows if str(row["cut_date"])[:7] == month]
+    timelines = {
+        row["ce_id"]: row["events"] for row in _rows(events / "timelines.parquet", ["ce_id", "events"])
+    }
+    documents = {
+        row["ce_id"]: {doc["doc_id"] for doc in row["documents"]}
+        for row in _rows(events / "complex_events.parquet", ["ce_id", "documents"])
+    }
+    return check_openforecast(rows, Windows.from_params(params), timelines, documents, scope=month)
+
+
+def _mirai(data: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    queries = data / "mirai" / "queries"
+    files = sorted(queries.glob("*.parquet" if month == ALL else f"{month}.parquet"))
+    _require(files, f"MIRAI query files under {queries}/ for {month}")
+    rows = [row for path in files for row in _rows(path, _file_month=path.stem)]
+    quads = _rows(
+        data / "gdelt" / "clean" / "quads.parquet", ["date", "subject", "relation", "object", "urls"]
+    )
+    months = [str(month) for month in params.get("months") or ()]
+    return check_mirai(rows, recorded_from_quads(quads), months, scope=month)
+
+
+def run_checks(
+    styles: Sequence[str],
+    month: str,
+    params: Mapping[str, Any],
+    root: Path = Path("."),
+    splits_dir: Path | None = None,
+) -> list[StyleReport]:
+    return [check_style(style, month, params, root, splits_dir) for style in styles]

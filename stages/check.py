@@ -1,0 +1,46 @@
+"""DVC stage ``check@<style>``: the style's invariants over every released row; exit 1 on any violation.
+
+It is the last stage of each style's branch, so ``dvc repro`` stops on a leaking split. The summary it writes
+holds counts only (rows checked and violations per invariant), so a rebuild with no change rewrites nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from almanac.check.run import ALL, STYLES, NotBuiltError, check_style
+from almanac.core.io import write_json
+from almanac.core.params import load_params
+
+REPORT_DIR = Path("reports/check")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--style", required=True, choices=STYLES)
+    args = parser.parse_args()
+    try:
+        report = check_style(args.style, ALL, load_params(args.params))
+    except (NotBuiltError, OSError, ValueError) as error:
+        print(f"check@{args.style}: {error}", file=sys.stderr)
+        return 1
+    for line in report.lines():
+        print(line)
+    if not report.ok:
+        # No summary is written, so DVC records no result and the stage stays out of date.
+        names = ", ".join(result.name for result in report.violated)
+        print(f"check@{args.style}: released rows violate {names}", file=sys.stderr)
+        return 1
+    write_json(report.summary(), REPORT_DIR / f"{args.style}.json")
+    checked = sum(result.checked for result in report.invariants.values())
+    print(
+        f"check@{args.style}: ok, {report.rows} rows, {len(report.invariants)} invariants, {checked} checks"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
