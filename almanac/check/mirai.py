@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from almanac.check.common import unique_ids
 from almanac.check.dates import as_day, month_of
 from almanac.check.report import StyleReport
 
@@ -43,7 +44,7 @@ def check_mirai(
     rows: Sequence[Row], recorded: Recorded, months: Sequence[str], scope: str = "all"
 ) -> StyleReport:
     report = StyleReport("mirai", scope, rows=len(rows))
-    report.check("ids_unique", "query_id unique across months", _unique(rows))
+    report.check("ids_unique", "query_id unique across months", unique_ids(rows, "query_id"))
     report.check("month_in_scope", "the query's month is one of params months", _in_scope(rows, months))
     report.check("date_in_month", "the query date lies in its month (row and file)", _in_month(rows))
     report.check(
@@ -74,14 +75,6 @@ def _key(row: Row) -> tuple[date, str, str] | None:
 def _recorded(row: Row, recorded: Recorded) -> DayPair:
     key = _key(row)
     return recorded[key] if key is not None and key in recorded else DayPair()
-
-
-def _unique(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
-    seen: dict[str, int] = defaultdict(int)
-    for row in rows:
-        seen[str(row["query_id"])] += 1
-    for item_id, count in seen.items():
-        yield item_id, f"released {count} times" if count > 1 else None
 
 
 def _in_scope(rows: Sequence[Row], months: Sequence[str]) -> Iterator[tuple[str, str | None]]:

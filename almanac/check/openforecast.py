@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import Interval, as_day, interval, parse_day
 from almanac.check.report import StyleReport
 from almanac.check.text import fold
@@ -63,8 +64,12 @@ def check_openforecast(
         "train_end < validation_start <= validation_end < test_start <= test_end",
         [("event_tasks.split", None if windows.ordered() else "windows overlap or are out of order")],
     )
-    report.check("ids_unique", "sample_id unique across tasks and splits", _unique(rows))
-    report.check("split_matches_folder", "the row's split is the folder it was released in", _folder(rows))
+    report.check("ids_unique", "sample_id unique across tasks and splits", unique_ids(rows, "sample_id"))
+    report.check(
+        "split_matches_folder",
+        "the row's split is the folder it was released in",
+        split_matches_folder(rows, "sample_id"),
+    )
     report.check("cut_in_split_window", "cut_date lies in its split's window", _cut_window(rows, windows))
     report.check("event_dates_are_intervals", "every shown event has a day, month or year date", _dated(rows))
     report.check(
@@ -106,20 +111,6 @@ def _events_shown(row: Row) -> Iterator[tuple[str, Event]]:
 
 def _span(event: Event) -> Interval | None:
     return interval(event.get("date"), event.get("date_precision"))
-
-
-def _unique(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
-    seen: dict[str, int] = defaultdict(int)
-    for row in rows:
-        seen[str(row["sample_id"])] += 1
-    for item_id, count in seen.items():
-        yield item_id, f"released {count} times" if count > 1 else None
-
-
-def _folder(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
-    for row in rows:
-        bad = row.get("split") != row["_split_dir"]
-        yield row["sample_id"], f"split {row.get('split')!r} in {row['_split_dir']}/" if bad else None
 
 
 def _cut_window(rows: Sequence[Row], windows: Windows) -> Iterator[tuple[str, str | None]]:

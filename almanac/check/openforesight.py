@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import as_day, month_of
 from almanac.check.report import StyleReport
 from almanac.check.text import answer_tokens, answers_in, find_answer, is_person, ngram_index
@@ -36,8 +37,12 @@ def check_openforesight(
 ) -> StyleReport:
     report = StyleReport("openforesight", scope, rows=len(rows))
     report.check("split_windows_ordered", "train months < validation months < test months", _ordered(months))
-    report.check("ids_unique", "question_id unique across all splits", _unique(rows))
-    report.check("split_matches_folder", "the row's split is the folder it was released in", _folder(rows))
+    report.check("ids_unique", "question_id unique across all splits", unique_ids(rows, "question_id"))
+    report.check(
+        "split_matches_folder",
+        "the row's split is the folder it was released in",
+        split_matches_folder(rows, "question_id"),
+    )
     report.check(
         "resolution_in_split_window", "resolution date falls in a month of its split", _window(rows, months)
     )
@@ -77,20 +82,6 @@ def _ordered(months: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str | N
             yield f"{earlier}<{later}", f"{max(months[earlier])} >= {min(months[later])}"
         else:
             yield f"{earlier}<{later}", None
-
-
-def _unique(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
-    seen: dict[str, int] = defaultdict(int)
-    for row in rows:
-        seen[str(row["question_id"])] += 1
-    for item_id, count in seen.items():
-        yield item_id, f"released {count} times" if count > 1 else None
-
-
-def _folder(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
-    for row in rows:
-        bad = row.get("split") != row["_split_dir"]
-        yield row["question_id"], f"split {row.get('split')!r} in {row['_split_dir']}/" if bad else None
 
 
 def _window(rows: Sequence[Row], months: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str | None]]:
