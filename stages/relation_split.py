@@ -11,26 +11,36 @@ from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.gdelt.countries import ISO3_REGION
 from almanac.mirai.queries import (
+    ARTICLES_PATH,
     QUADS_PATH,
     STAGE,
     RelationSplitConfig,
     build_month,
     queries_path,
     read_quads,
+    read_texts,
     rejects_path,
 )
+from almanac.mirai.recipe import PAPER, MiraiConfig
 
 
 def main() -> int:
     started = time.perf_counter()
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(RelationSplitConfig, params, STAGE)
+    recipe = parse_section(MiraiConfig, params, "mirai").recipe
+    # The paper recipe counts an event's articles by their cleaned text (gdelt_articles); relaxed needs none.
+    path = QUADS_PATH
     try:
-        quads = read_quads(QUADS_PATH)
+        quads = read_quads(path)
+        path = ARTICLES_PATH
+        texts = read_texts(path) if recipe == PAPER else frozenset()
     except (OSError, ValueError) as error:
-        print(f"{STAGE}: cannot read {QUADS_PATH}: {error}", file=sys.stderr)
+        print(f"{STAGE}: cannot read {path}: {error}", file=sys.stderr)
         return 1
-    table, ledger = build_month(quads, args.month, config, ISO3_REGION, source=QUADS_PATH.as_posix())
+    table, ledger = build_month(
+        quads, args.month, config, ISO3_REGION, QUADS_PATH.as_posix(), recipe=recipe, texts=texts
+    )
     write_parquet(table, queries_path(args.month))
     finish_stage(ledger, started, rejects_path(args.month), metrics_path(STAGE, args.month))
     return 0

@@ -136,15 +136,15 @@ def test_diff_between_commits_that_changed_a_param(built: Path, tmp_path: Path) 
 
     commit("base")
     params = yaml.safe_load((project / "params.yaml").read_text())
-    params["relation_split"]["queries_per_month"] = 20  # the sample has 31 candidates per month
+    params["relation_split"]["queries_per_month"] = 5  # the sample has 9, 8 and 11 candidates (paper)
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     dvc(["repro"], project)
     commit("fewer queries")
     report = run([str(BIN / "almanac"), "diff", "HEAD~1", "HEAD", "--style", "mirai"], project).stdout
-    assert "| params.yaml | relation_split.queries_per_month | 100 | 20 |" in report
-    # 11 of each month's 31 queries go, none is added, and the 60 kept are the same records.
-    assert "| mirai | default | test | 93 | 60 | 0 | 33 | 0 | 60 |" in report
-    assert "| reports/mirai/2025-05/metrics.json | queries | 31 | 20 | -11 |" in report
+    assert "| params.yaml | relation_split.queries_per_month | 100 | 5 |" in report
+    # 4 + 3 + 6 of the 28 queries go, none is added, and the 15 kept are the same records.
+    assert "| mirai | default | test | 28 | 15 | 0 | 13 | 0 | 15 |" in report
+    assert "| reports/mirai/2025-05/metrics.json | queries | 8 | 5 | -3 |" in report
 
 
 def test_forced_rerun_is_byte_identical(built: Path) -> None:

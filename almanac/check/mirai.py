@@ -1,13 +1,15 @@
 """Invariants of released MIRAI-style relation queries.
 
 Rows are the monthly query files' records plus ``_file_month``. ``recorded`` maps (date, subject, object) to
-what the cleaned GDELT quads hold for that day and pair: the relations and the source URLs.
+what the cleaned GDELT quads hold for that day and pair: per relation its daily mentions and source URLs.
+``texts`` are the URLs whose cleaned article text survived (gdelt_articles); with the thresholds of
+``relation_split`` they let the checker redo each query's admission under the recipe the row names.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -23,6 +25,24 @@ Row = Mapping[str, Any]
 class DayPair:
     relations: set[str] = field(default_factory=set)
     urls: set[str] = field(default_factory=set)
+    mentions: dict[str, int] = field(default_factory=dict)  # relation -> daily mentions of the event
+    event_urls: dict[str, set[str]] = field(default_factory=dict)  # relation -> the event's source URLs
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """``params.yaml: relation_split`` test thresholds (the defaults are MIRAI's)."""
+
+    min_daily_mentions: int = 100
+    min_articles: int = 5
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> Thresholds:
+        section = params.get("relation_split") or {}
+        return cls(
+            int(section.get("min_daily_mentions", cls.min_daily_mentions)),
+            int(section.get("min_articles", cls.min_articles)),
+        )
 
 
 Recorded = Mapping[tuple[date, str, str], DayPair]
@@ -35,13 +55,22 @@ def recorded_from_quads(quads: Sequence[Row]) -> dict[tuple[date, str, str], Day
         if day is None:
             continue
         entry = recorded[(day, str(quad["subject"]), str(quad["object"]))]
-        entry.relations.add(str(quad["relation"]))
-        entry.urls.update(str(url) for url in quad.get("urls") or ())
+        relation = str(quad["relation"])
+        urls = {str(url) for url in quad.get("urls") or ()}
+        entry.relations.add(relation)
+        entry.urls.update(urls)
+        entry.mentions[relation] = entry.mentions.get(relation, 0) + int(quad.get("num_daily_mentions") or 0)
+        entry.event_urls.setdefault(relation, set()).update(urls)
     return recorded
 
 
 def check_mirai(
-    rows: Sequence[Row], recorded: Recorded, months: Sequence[str], scope: str = "all"
+    rows: Sequence[Row],
+    recorded: Recorded,
+    months: Sequence[str],
+    scope: str = "all",
+    thresholds: Thresholds = Thresholds(),
+    texts: Set[str] = frozenset(),
 ) -> StyleReport:
     report = StyleReport("mirai", scope, rows=len(rows))
     report.check("ids_unique", "query_id unique across months", unique_ids(rows, "query_id"))
@@ -64,6 +93,11 @@ def check_mirai(
         "history_before_query", "every horizon's last history date is before the query date", _history(rows)
     )
     report.check("urls_traceable", "the query's URLs are sources of that day's events", _urls(rows, recorded))
+    report.check(
+        "test_thresholds_met",
+        "the query passes its recipe's test thresholds (paper: per event, articles with surviving text)",
+        _thresholds(rows, recorded, thresholds, texts),
+    )
     return report
 
 
@@ -137,3 +171,38 @@ def _urls(rows: Sequence[Row], recorded: Recorded) -> Iterator[tuple[str, str | 
             row["query_id"],
             "no source URL" if not urls else (f"unknown URLs {stray[:2]}" if stray else None),
         )
+
+
+def _thresholds(
+    rows: Sequence[Row], recorded: Recorded, limits: Thresholds, texts: Set[str]
+) -> Iterator[tuple[str, str | None]]:
+    for row in rows:
+        pair = _recorded(row, recorded)
+        recipe = row.get("recipe")
+        if recipe == "paper":
+            yield row["query_id"], _paper_problem(row, pair, limits, texts)
+        elif recipe == "relaxed":
+            mentions = sum(pair.mentions.values())
+            short = mentions < limits.min_daily_mentions or len(pair.urls) < limits.min_articles
+            yield (
+                row["query_id"],
+                f"day-pair has {mentions} mentions, {len(pair.urls)} URLs" if short else None,
+            )
+        else:
+            yield row["query_id"], f"unknown recipe {recipe!r}"
+
+
+def _paper_problem(row: Row, pair: DayPair, limits: Thresholds, texts: Set[str]) -> str | None:
+    """Why a paper-recipe query breaks the per-event rule: each test relation must be an event of the day
+    with >= min_daily_mentions mentions and >= min_articles source URLs whose cleaned text survived."""
+    tested = set(row.get("test_relations") or ())
+    if not tested:
+        return "no test relation"
+    if not tested <= set(row.get("answers") or ()):
+        return f"test relations {sorted(tested - set(row.get('answers') or ()))} are not answers"
+    for relation in sorted(tested):
+        mentions = pair.mentions.get(relation, 0)
+        with_text = len(pair.event_urls.get(relation, set()) & texts)
+        if mentions < limits.min_daily_mentions or with_text < limits.min_articles:
+            return f"event {relation}: {mentions} mentions, {with_text} articles with text"
+    return None

@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from almanac.check.mirai import check_mirai, recorded_from_quads
+from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
 from almanac.check.openforesight import check_openforesight, split_months
 from almanac.check.report import StyleReport
@@ -96,10 +96,15 @@ def _mirai(data: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     _require(files, f"MIRAI query files under {queries}/ for {month}")
     rows = [row for path in files for row in _rows(path, _file_month=path.stem)]
     quads = _rows(
-        data / "gdelt" / "clean" / "quads.parquet", ["date", "subject", "relation", "object", "urls"]
+        data / "gdelt" / "clean" / "quads.parquet",
+        ["date", "subject", "relation", "object", "urls", "num_daily_mentions"],
     )
+    articles = data / "gdelt" / "articles.parquet"
+    texts = {str(row["url"]) for row in _rows(articles, ["url"])} if articles.exists() else set()
     months = [str(month) for month in params.get("months") or ()]
-    return check_mirai(rows, recorded_from_quads(quads), months, scope=month)
+    return check_mirai(
+        rows, recorded_from_quads(quads), months, month, Thresholds.from_params(params), frozenset(texts)
+    )
 
 
 def run_checks(

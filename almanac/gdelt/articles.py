@@ -1,19 +1,30 @@
-"""gdelt_articles: the article behind each kept GDELT event's URL, then MIRAI's document cleaning.
+"""gdelt_articles: the article text behind each clean GDELT event URL, cleaned as MIRAI cleans it.
 
-Each distinct canonical URL of the clean events is one item. It is looked up in the CC-News corpus
-exactly as wcep_news does (:func:`almanac.wcep.news.match_key`: canonical URL, scheme and a leading
-``www.`` ignored; of several corpus copies the earliest published wins). With ``fetch`` on, a URL
-missing from the corpus is fetched by the same polite :class:`~almanac.wcep.news.Fetcher`. The text
-found is then measured (:mod:`almanac.gdelt.doc_quality`) and kept only if it passes every threshold,
-checked in this order, the first failure being the reject reason: ``too_few_words``,
-``char_repetition``, ``word_repetition``, ``special_chars``.
+Each distinct canonical URL of the clean events is one item. Its text is taken from the first source
+that has it, in this order (``origin``):
+
+1. ``ccnews``: the CC-News corpus of the configured months, matched exactly as wcep_news does
+   (:func:`almanac.wcep.news.match_key`: canonical URL, scheme and a leading ``www.`` ignored; of
+   several corpus copies the earliest published wins);
+2. ``archive``: read-only WARC page archives (``page_archives``, :mod:`almanac.gdelt.page_archive`),
+   e.g. a lab's own crawl of GDELT URLs, and the bundled sample's;
+3. ``fetched``: with ``fetch`` on, the polite :class:`~almanac.wcep.news.Fetcher` (robots.txt,
+   deadlines, bounded retries).
+
+A URL no source has is rejected ``no_text_found`` (or with the archive's or the fetcher's reason when a
+page was there but unusable). The text found is then cleaned in two passes
+(:mod:`almanac.gdelt.paragraphs`): paragraphs failing a paragraph check are dropped (counted per URL in
+``paragraphs_dropped`` and per reason in the ledger), then the kept text must pass the document checks,
+whose first failure is the reject reason (``no_paragraph_kept`` when nothing was kept). The kept text is
+what is written: an event's article counts only if it is a row here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import pyarrow as pa
@@ -21,39 +32,56 @@ import pyarrow as pa
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
-from almanac.gdelt.doc_quality import CHAR_NGRAM, WORD_NGRAM, DocQuality, measure
+from almanac.gdelt.doc_quality import load_flagged_words, measure
+from almanac.gdelt.page_archive import ArchivedPage, PageArchive, PageProblem
+from almanac.gdelt.paragraphs import (
+    CHECK_REASONS,
+    NO_PARAGRAPH_KEPT,
+    DocumentThresholds,
+    ParagraphThresholds,
+    clean_paragraphs,
+    first_failure,
+)
 from almanac.wcep.news import Fetcher, NewsConfig, corpus_articles, match_key
 
 STAGE: Final = "gdelt_articles"
+ORIGINS: Final = ("ccnews", "archive", "fetched")  # text sources, in the order they are tried
+NO_TEXT_FOUND: Final = "no_text_found"
 
 GDELT_ARTICLE_SCHEMA = pa.schema(
     [
         pa.field("url", pa.string(), nullable=False),  # canonical URL, as in the clean events
-        pa.field("article_id", pa.string(), nullable=False),  # corpus id, or content_id(url, text) if fetched
+        # corpus id; for an archived or fetched page content_id(url, extracted text)
+        pa.field("article_id", pa.string(), nullable=False),
         pa.field("title", pa.string()),
-        pa.field("text", pa.string(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),  # the cleaned text: kept paragraphs, one per line
         pa.field("publish_date", TIMESTAMP),
-        pa.field("origin", pa.string(), nullable=False),  # "ccnews" | "fetched"
+        pa.field("origin", pa.string(), nullable=False),  # one of ORIGINS
+        # the document measures, over the cleaned text
         pa.field("word_count", pa.int32(), nullable=False),
         pa.field("char_repetition", pa.float64(), nullable=False),
         pa.field("word_repetition", pa.float64(), nullable=False),
         pa.field("special_char_ratio", pa.float64(), nullable=False),
+        pa.field("flagged_word_ratio", pa.float64(), nullable=False),
+        pa.field("paragraphs_dropped", pa.int32(), nullable=False),  # by the paragraph pass
     ]
 )
 
-# Reasons of the document checks, in the order they are tried (the others are linking failures).
-QUALITY_REASONS: Final = ("too_few_words", "char_repetition", "word_repetition", "special_chars")
+# Document-level reasons, in the order they are tried (the others are text-source failures).
+QUALITY_REASONS: Final = (NO_PARAGRAPH_KEPT, *CHECK_REASONS)
+# The list shipped with the project; a param may name any other file of the same format.
+BUNDLED_FLAGGED_WORDS: Final = Path(__file__).with_name("flagged_words.txt")
 
 _DEFAULT_NEWS = NewsConfig()
 
 
 @dataclass(frozen=True)
 class GdeltArticlesConfig:
-    fetch: bool = False  # default: corpus only, no network
-    min_words: int = 50
-    max_char_repetition: float = 0.2
-    max_word_repetition: float = 0.2
-    max_special_char_ratio: float = 0.3
+    fetch: bool = False  # default: corpus and archives only, no network
+    page_archives: tuple[str, ...] = ()  # folders of WARC files, read in this order
+    flagged_words: str = ""  # path of a flagged-words list; "" = the bundled almanac/gdelt/flagged_words.txt
+    paragraph: ParagraphThresholds = field(default_factory=ParagraphThresholds)
+    document: DocumentThresholds = field(default_factory=DocumentThresholds)
     # How the fetcher behaves (only with fetch on); defaults are wcep_news's.
     user_agent: str = _DEFAULT_NEWS.user_agent
     timeout_s: float = _DEFAULT_NEWS.timeout_s
@@ -64,17 +92,14 @@ class GdeltArticlesConfig:
     backoff_max_s: float = _DEFAULT_NEWS.backoff_max_s
 
     def __post_init__(self) -> None:
-        if self.min_words < 0:
-            raise ValueError(f"gdelt_articles.min_words must be >= 0, got {self.min_words}")
-        for name in ("max_char_repetition", "max_word_repetition", "max_special_char_ratio"):
-            value = getattr(self, name)
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"gdelt_articles.{name} is a share and must lie in [0, 1], got {value}")
         self.news_config()  # the fetcher's own checks
 
+    def flagged_words_path(self) -> Path:
+        return Path(self.flagged_words) if self.flagged_words else BUNDLED_FLAGGED_WORDS
+
     def news_config(self) -> NewsConfig:
-        # min_words=0: a short fetched page is judged by the same word-count check as a corpus article,
-        # so that one reason (too_few_words) covers both.
+        # min_words=0: a short fetched page is judged by the same cleaning as a corpus article, so that
+        # one reason (too_few_words) covers both.
         return NewsConfig(
             fetch=self.fetch,
             user_agent=self.user_agent,
@@ -88,23 +113,10 @@ class GdeltArticlesConfig:
         )
 
 
-def quality_failure(quality: DocQuality, config: GdeltArticlesConfig) -> tuple[str, str] | None:
-    """(reason, detail) of the first threshold the document fails, or None if it passes them all.
-
-    Word counts below ``min_words`` fail; the three ratios fail when strictly above their maximum.
-    """
-    if quality.word_count < config.min_words:
-        return "too_few_words", f"{quality.word_count} words < {config.min_words}"
-    if quality.char_repetition > config.max_char_repetition:
-        detail = f"{quality.char_repetition:.3f} > {config.max_char_repetition}"
-        return "char_repetition", f"character {CHAR_NGRAM}-gram repetition {detail}"
-    if quality.word_repetition > config.max_word_repetition:
-        detail = f"{quality.word_repetition:.3f} > {config.max_word_repetition}"
-        return "word_repetition", f"word {WORD_NGRAM}-gram repetition {detail}"
-    if quality.special_char_ratio > config.max_special_char_ratio:
-        detail = f"{quality.special_char_ratio:.3f} > {config.max_special_char_ratio}"
-        return "special_chars", f"special-character ratio {detail}"
-    return None
+def load_config_lists(config: GdeltArticlesConfig, urls: Iterable[str]) -> tuple[frozenset[str], PageArchive]:
+    """The flagged words and the page archives (read for ``urls``) that ``config`` names."""
+    flagged = load_flagged_words(config.flagged_words_path())
+    return flagged, PageArchive.open([Path(folder) for folder in config.page_archives], urls)
 
 
 def link_articles(
@@ -113,14 +125,17 @@ def link_articles(
     config: GdeltArticlesConfig,
     fetcher: Fetcher | None,
     ledger: StageLedger,
+    *,
+    archive: PageArchive | None = None,
+    flagged: frozenset[str] = frozenset(),
 ) -> pa.Table:
-    """One GDELT_ARTICLE_SCHEMA row per distinct URL whose article was found and passed the checks.
+    """One GDELT_ARTICLE_SCHEMA row per distinct URL whose text was found and survived cleaning.
 
-    ``urls`` are canonical URLs (duplicates count once). Rows are ordered by URL. A URL that finds
-    no article is rejected ``not_in_corpus`` (fetching off) or with the fetcher's reason; an article
-    failing a check is rejected with that check's reason. Reject ids are ``content_id(url)``; the
-    source is the URL; related_id is the article id where there is one. With ``config.fetch`` on and
-    no ``fetcher`` given, one is opened and closed here.
+    ``urls`` are canonical URLs (duplicates count once). Rows are ordered by URL. Reject ids are
+    ``content_id(url)``; the source is the URL; related_id is the article id where there is one. With
+    ``config.fetch`` on and no ``fetcher`` given, one is opened and closed here. Ledger tallies:
+    ``linked_by`` (texts found, by origin), ``paragraphs_read`` and ``paragraphs_dropped``
+    (by paragraph-level reason), both over every text found, kept or not.
     """
     distinct = sorted(set(urls))
     ledger.items_in += len(distinct)
@@ -131,29 +146,80 @@ def link_articles(
             fetcher = stack.enter_context(Fetcher(config.news_config()))
         active = fetcher if config.fetch else None
         for url in distinct:
-            article = found.get(match_key(url))
-            if article is None and active is not None:
-                result = active.fetch(url)
-                if not result.ok:
-                    ledger.reject(content_id(url), result.reason or "fetch_failed", result.detail, url)
-                    continue
-                ledger.count("fetched_language", result.language or "unknown")
-                article = {
-                    "article_id": content_id(url, result.text),
-                    "title": result.title,
-                    "text": result.text,
-                    "publish_date": result.publish_date,
-                    "origin": "fetched",
-                }
+            article = found.get(match_key(url)) or _other_sources(url, archive, active, ledger)
             if article is None:
-                ledger.reject(content_id(url), "not_in_corpus", url, url)
-                continue
+                continue  # rejected by _other_sources
             ledger.count("linked_by", article["origin"])
-            quality = measure(article["text"])
-            failure = quality_failure(quality, config)
-            if failure is not None:
-                ledger.reject(content_id(url), failure[0], failure[1], url, article["article_id"])
-                continue
-            rows.append({"url": url, **article, **quality._asdict()})
+            row = _cleaned(url, article, config, flagged, ledger)
+            if row is not None:
+                rows.append(row)
     ledger.items_out += len(rows)
     return table_from_rows(rows, GDELT_ARTICLE_SCHEMA)
+
+
+def _other_sources(
+    url: str, archive: PageArchive | None, fetcher: Fetcher | None, ledger: StageLedger
+) -> dict[str, Any] | None:
+    """The text of a URL the corpus lacks: its archived page, else (fetch on) the live page; on
+    failure the URL is rejected here with the last source's reason and None returned."""
+    page = archive.find(url) if archive is not None else None
+    if isinstance(page, ArchivedPage):
+        return {
+            "article_id": content_id(url, page.text),
+            "title": page.title,
+            "text": page.text,
+            "publish_date": page.publish_date,
+            "origin": "archive",
+        }
+    # An unusable archived page falls through to the fetcher: the live page may be fine.
+    problem = page if isinstance(page, PageProblem) else None
+    if fetcher is not None:
+        result = fetcher.fetch(url)
+        if result.ok:
+            ledger.count("fetched_language", result.language or "unknown")
+            return {
+                "article_id": content_id(url, result.text),
+                "title": result.title,
+                "text": result.text,
+                "publish_date": result.publish_date,
+                "origin": "fetched",
+            }
+        detail = result.detail + (f" (archived copy: {problem.reason}: {problem.detail})" if problem else "")
+        ledger.reject(content_id(url), result.reason or "fetch_failed", detail, url)
+        return None
+    if problem is not None:
+        ledger.reject(content_id(url), problem.reason, problem.detail, url)
+    else:
+        where = "the CC-News corpus" + (" nor the page archives" if archive is not None else "")
+        ledger.reject(content_id(url), NO_TEXT_FOUND, f"not in {where}; fetching is off", url)
+    return None
+
+
+def _cleaned(
+    url: str,
+    article: dict[str, Any],
+    config: GdeltArticlesConfig,
+    flagged: frozenset[str],
+    ledger: StageLedger,
+) -> dict[str, Any] | None:
+    """The output row of a found text after both cleaning passes, or None (rejected here)."""
+    cleaned = clean_paragraphs(article["text"], config.paragraph, flagged)
+    ledger.extra["paragraphs_read"] = ledger.extra.get("paragraphs_read", 0) + cleaned.paragraphs
+    for reason, dropped in cleaned.dropped_by_reason.items():
+        ledger.count("paragraphs_dropped", reason, dropped)
+    after = f"after dropping {cleaned.dropped} of {cleaned.paragraphs} paragraphs"
+    if not cleaned.text:
+        ledger.reject(content_id(url), NO_PARAGRAPH_KEPT, after, url, article["article_id"])
+        return None
+    quality = measure(cleaned.text, flagged)
+    failure = first_failure(quality, config.document)
+    if failure is not None:
+        ledger.reject(content_id(url), failure[0], f"{failure[1]} {after}", url, article["article_id"])
+        return None
+    return {
+        "url": url,
+        **article,
+        "text": cleaned.text,
+        **quality._asdict(),
+        "paragraphs_dropped": cleaned.dropped,
+    }

@@ -10,14 +10,17 @@ precisely so that a threshold in ``params.yaml`` means one thing:
   or more makes almost all of its 5-grams repeats, so this also catches duplicated boilerplate.
 * :func:`special_char_ratio`: the share of non-whitespace characters that are neither letters, nor
   digits, nor ordinary prose punctuation.
+* :func:`flagged_word_ratio`: the share of words that are on a flagged-words list
+  (:func:`load_flagged_words`).
 
-Not done here: OBELICS' paragraph-level pass (dropping bad paragraphs and keeping the rest) and the
-flagged-words list; a document is kept or rejected as a whole.
+The same measures serve both levels of cleaning: each paragraph (:mod:`almanac.gdelt.paragraphs`), then
+the text made of the paragraphs that were kept.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 from typing import Final, NamedTuple
 
 CHAR_NGRAM: Final = 10
@@ -33,6 +36,7 @@ class DocQuality(NamedTuple):
     char_repetition: float
     word_repetition: float
     special_char_ratio: float
+    flagged_word_ratio: float = 0.0
 
 
 def word_count(text: str) -> int:
@@ -85,7 +89,51 @@ def special_char_ratio(text: str) -> float:
     return special / counted if counted else 0.0
 
 
-def measure(text: str) -> DocQuality:
+def bare_word(token: str) -> str:
+    """A whitespace token casefolded, without the punctuation around it ("Damn!" -> "damn")."""
+    start, end = 0, len(token)
+    while start < end and not token[start].isalnum():
+        start += 1
+    while end > start and not token[end - 1].isalnum():
+        end -= 1
+    return token[start:end].casefold()
+
+
+def flagged_word_ratio(text: str, flagged: frozenset[str]) -> float:
+    """Words on the ``flagged`` list / words (whitespace tokens), 0.0 for a blank text or an empty list.
+
+    A token matches when, casefolded and stripped of leading and trailing punctuation, it equals an
+    entry; entries are single casefolded words (:func:`load_flagged_words`), so a flagged word inside a
+    longer word ("Scunthorpe") does not match.
+    """
+    tokens = text.split()
+    if not tokens or not flagged:
+        return 0.0
+    return sum(bare_word(token) in flagged for token in tokens) / len(tokens)
+
+
+def load_flagged_words(path: Path) -> frozenset[str]:
+    """The words of a flagged-words list file: UTF-8, one word per line, ``#`` starts a comment.
+
+    Blank lines and comments are ignored; entries are casefolded. An entry with inner whitespace or
+    no letter or digit can never match a single token, so it is refused rather than silently ignored.
+    """
+    words: set[str] = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        if len(entry.split()) > 1 or bare_word(entry) != entry.casefold():
+            raise ValueError(f"{path}:{number}: {entry!r} is not a single word (one word per line)")
+        words.add(entry.casefold())
+    return frozenset(words)
+
+
+def measure(text: str, flagged: frozenset[str] = frozenset()) -> DocQuality:
     return DocQuality(
-        word_count(text), char_repetition(text), word_repetition(text), special_char_ratio(text)
+        word_count(text),
+        char_repetition(text),
+        word_repetition(text),
+        special_char_ratio(text),
+        flagged_word_ratio(text, flagged),
     )

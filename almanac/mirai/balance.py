@@ -38,6 +38,9 @@ def balanced_sample(
     unknown = sorted({attr for profile in profiles for attr in profile} - set(weights))
     if unknown:
         raise ValueError(f"no balance weight for attributes {unknown}")
+    negative = sorted(attr for attr, weight in weights.items() if weight < 0)
+    if negative:
+        raise ValueError(f"balance weights must be >= 0: {negative}")
     count = len(profiles)
     if size >= count:
         return list(range(count))
@@ -52,8 +55,6 @@ def balanced_sample(
         own: list[tuple[tuple[str, str], float]] = []
         for attr, values in sorted(profile.items()):
             weight = float(weights[attr])
-            if weight < 0:
-                raise ValueError(f"balance weight of {attr!r} must be >= 0")
             if not values or weight == 0:
                 continue
             for value, times in sorted(Counter(values).items()):
@@ -91,9 +92,71 @@ def distribution(profiles: Sequence[Profile], indices: Sequence[int]) -> dict[st
 
 def imbalance(profiles: Sequence[Profile], indices: Sequence[int], attr: str) -> float:
     """Sum of squared fractional counts of one attribute: lower is more even (the sampler's objective)."""
+    return float(sum(n * n for n in fractional_counts(profiles, indices, attr).values()))
+
+
+def fractional_counts(profiles: Sequence[Profile], indices: Sequence[int], attr: str) -> dict[str, float]:
+    """Per value of ``attr``: the chosen candidates' count, a candidate with k values adding 1/k to each."""
     counts: dict[str, float] = {}
     for index in indices:
         values = profiles[index].get(attr, ())
         for value in values:
             counts[value] = counts.get(value, 0.0) + 1 / len(values)
-    return float(sum(n * n for n in counts.values()))
+    return counts
+
+
+def uniform_target(available: Mapping[str, float], size: float) -> dict[str, float]:
+    """The most even counts a sample of ``size`` can reach when value v offers only ``available[v]``.
+
+    Water-filling: every value gets the same level t, capped by what it has, with sum(min(a_v, t)) =
+    size. That is what "uniform over dates, countries and CAMEO types" can mean on a finite pool: a
+    value with fewer candidates than the level is taken whole, the rest share the remainder evenly.
+    """
+    remaining = float(size)
+    target: dict[str, float] = {}
+    pending = sorted(available.items(), key=lambda item: (item[1], item[0]))
+    while pending:
+        level = remaining / len(pending)
+        value, have = pending[0]
+        if have > level:
+            for value, _ in pending:
+                target[value] = level
+            break
+        target[value] = have
+        remaining -= have
+        pending.pop(0)
+    return dict(sorted(target.items()))
+
+
+def balance_summary(
+    profiles: Sequence[Profile], picks: Sequence[int], weights: Mapping[str, float]
+) -> dict[str, dict[str, object]]:
+    """Per attribute: the achieved fractional counts of the sample next to the uniform target.
+
+    ``deviation`` is half the sum of |achieved - target| over values: the number of queries that would
+    have to move to reach the target (0 = the target exactly). Attributes weighted 0 are reported too,
+    so the cost of not balancing them is visible.
+    """
+    summary: dict[str, dict[str, object]] = {}
+    every = range(len(profiles))
+    attributes = sorted({attr for profile in profiles for attr in profile} | set(weights))
+    for attr in attributes:
+        available = fractional_counts(profiles, every, attr)
+        achieved = fractional_counts(profiles, picks, attr)
+        target = uniform_target(available, sum(achieved.values()))
+        deviation = sum(abs(achieved.get(v, 0.0) - target.get(v, 0.0)) for v in available) / 2
+        summary[attr] = {
+            "weight": float(weights.get(attr, 0.0)),
+            "values_in_candidates": len(available),
+            "values_in_sample": len(achieved),
+            "deviation": round(deviation, 3),
+            "values": {
+                value: {
+                    "candidates": round(available[value], 3),
+                    "target": round(target.get(value, 0.0), 3),
+                    "achieved": round(achieved.get(value, 0.0), 3),
+                }
+                for value in sorted(available)
+            },
+        }
+    return summary

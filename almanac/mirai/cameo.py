@@ -8,11 +8,17 @@ Two ways of folding the 20 roots into four classes are in use: GDELT's own QuadC
 10-14, 15-20, as every row of the real exports shows) and the one MIRAI evaluates with (01-04, 05-08,
 09-16, 17-20). They disagree on roots 05, 09, 15 and 16. GDELT puts roots 01-09 on the cooperation side
 and MIRAI only 01-08, so the binary (cooperation / conflict) class differs too, on root 09 alone.
+
+Which second-level codes exist is read from ``data/cameo.tsv`` (shipped with the package): the 20 roots
+and their 149 base codes ("010".."019", ..., "200".."204", including the later cyber codes 155 and 176),
+each with a short label written for this project. A well-formed three-digit code that is not in the
+table ("049", "109") is not a CAMEO relation: the scorer counts it as invalid instead of scoring it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 
@@ -49,31 +55,33 @@ QUAD_MAPPINGS: Mapping[str, Mapping[int, int]] = MappingProxyType(
     }
 )
 
-# Short labels of the roots, in this project's own words.
-ROOT_NAMES: Mapping[str, str] = MappingProxyType(
-    {
-        "01": "public statement",
-        "02": "appeal or request",
-        "03": "intent to cooperate",
-        "04": "consultation or meeting",
-        "05": "diplomatic cooperation",
-        "06": "material cooperation",
-        "07": "aid",
-        "08": "concession",
-        "09": "investigation",
-        "10": "demand",
-        "11": "criticism",
-        "12": "rejection",
-        "13": "threat",
-        "14": "protest",
-        "15": "show of force",
-        "16": "downgraded relations",
-        "17": "coercion",
-        "18": "assault",
-        "19": "armed fighting",
-        "20": "mass violence",
-    }
+
+def _read_table(text: str, source: str) -> Mapping[str, str]:
+    """code -> label from the shipped table; any line that is not a root or base code is an error."""
+    table: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#") or line == "code\tlabel":
+            continue
+        code, tab, label = line.partition("\t")
+        well_formed = code in _ROOTS or (len(code) == 3 and code.isascii() and code.isdigit())
+        if not tab or not label.strip() or not well_formed or code[:2] not in _ROOTS or code in table:
+            raise ValueError(f"{source}:{number}: not a 'code<TAB>label' line of a new CAMEO code: {line!r}")
+        table[code] = label.strip()
+    missing = sorted(_ROOTS - set(table))
+    if missing:
+        raise ValueError(f"{source}: roots missing from the CAMEO table: {missing}")
+    return MappingProxyType(table)
+
+
+CAMEO_TABLE_FILE = "data/cameo.tsv"
+# Every root and second-level code with its label, in file order (roots first within each block).
+CAMEO_CODES: Mapping[str, str] = _read_table(
+    resources.files("almanac.mirai").joinpath(CAMEO_TABLE_FILE).read_text(encoding="utf-8"),
+    CAMEO_TABLE_FILE,
 )
+SECOND_LEVEL_CODES: frozenset[str] = frozenset(code for code in CAMEO_CODES if len(code) == 3)
+# Short labels of the roots (the table's root lines).
+ROOT_NAMES: Mapping[str, str] = MappingProxyType({root: CAMEO_CODES[root] for root in ROOT_CODES})
 
 
 def is_root_code(code: object) -> bool:
@@ -118,19 +126,27 @@ def binary_class(code: str, mapping: str = "gdelt") -> str:
     return binary_of_quad(quad_class(code, mapping))
 
 
+def is_cameo_code(code: object) -> bool:
+    """A second-level code that exists in the shipped CAMEO table ("042" yes; "049" no)."""
+    return isinstance(code, str) and code in SECOND_LEVEL_CODES
+
+
 def relation_name(code: str, codebook: Mapping[str, str] | None = None) -> str:
-    """A readable label: the codebook's description when one is loaded, else the root's short name."""
+    """A readable label: the user's codebook when given, else the shipped table, else the root's name."""
     if codebook and code in codebook:
         return codebook[code]
+    if code in CAMEO_CODES:
+        return CAMEO_CODES[code]
     root = root_of(code)
-    return ROOT_NAMES[root] if code == root else f"{ROOT_NAMES[root]} ({code})"
+    return f"{ROOT_NAMES[root]} ({code})"
 
 
 def load_codebook(path: str | Path) -> dict[str, str]:
     """Root and second-level descriptions from a CAMEO event-code file (tab-separated code, description).
 
-    The file is read at run time from wherever the user keeps it (GDELT distributes one under the LGPL),
-    so the project itself ships no codebook text. Header, class and third-level lines are skipped.
+    For users who prefer an official codebook's wording (GDELT distributes one) over the shipped table's
+    labels; ``gdelt_stats.cameo_codebook: ""`` uses the shipped table. Header, class and third-level lines
+    are skipped.
     """
     names: dict[str, str] = {}
     with open(path, encoding="utf-8-sig") as handle:

@@ -1,31 +1,53 @@
-"""Reading forecasts for MIRAI-style queries and deciding which are well formed.
+"""Reading forecasts for MIRAI-style queries, item by item, as MIRAI's own evaluation code reads them.
 
 A forecast is MIRAI's final-answer dictionary: first-level codes as keys, each with the list of its
 second-level codes, e.g. ``{"04": ["042", "043"], "03": ["036"]}``. A key with an empty list predicts the
 root alone. Files are JSONL (``{"query_id": ..., "prediction": {...}}`` per line), a JSON list of such
-records, or one JSON object mapping query_id -> prediction.
+records, or one JSON object mapping query_id -> prediction. A prediction may also be the answer's text
+(a string holding the dictionary, as a model printed it): it is parsed as JSON, and failing that as a
+Python literal (``{'04': ['042']}``), since MIRAI's evaluator read answers with Python's eval; only
+literals are evaluated, never code.
 
-A forecast that is not such a dictionary, names a code that is not a CAMEO root / second-level code,
-puts a code under another root's key, or is given twice for one query is malformed and scored as an empty
-forecast. (MIRAI's own evaluator silently dropped the offending codes and kept the rest; scoring the whole
-answer as empty keeps a sloppy output format from earning partial credit.)
+Reading rules (each counted under its reason, never silent):
+
+- unreadable answer, scored as empty: text that is neither JSON nor a Python literal (``unparseable``), a
+  value that is not a dict (``not_a_dict``), or a query id given twice in the file
+  (``duplicate_query_id``: which was meant is unknowable);
+- malformed item, dropped while the rest of the answer is scored (as MIRAI's evaluator did):
+  a key that is not a CAMEO root, "01".."20" (``bad_root_key``: the key and its list); a value that is not
+  a list (``not_a_list``: the key and its value; MIRAI's code kept such a key when the value was a string
+  and lost the whole answer when it was a number, so the item is dropped alike in both cases); a key
+  written twice in one dictionary (``repeated_key``: every copy, since which one was meant is unknowable);
+  a code that is not three ASCII digits, e.g. "42", "0421" or 42 (``bad_code``); a three-digit code under
+  another root's key, e.g. "036" under "04" (``wrong_root``);
+- invalid code: a well-formed code under its own root that does not exist in CAMEO (e.g. "049"). It is
+  dropped and counted apart, never as a false positive, and the answer's valid codes are scored as usual.
+
+The root keys left after dropping are the first-level forecast even when their lists end up empty
+(MIRAI's evaluator kept every valid key); repeated codes in one list count once.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from almanac.mirai.cameo import is_relation_code, is_root_code
+from almanac.mirai.cameo import is_cameo_code, is_root_code
+
+# Reasons a whole answer is unreadable, and reasons one item of a readable answer is dropped.
+UNREADABLE_REASONS = ("duplicate_query_id", "not_a_dict", "unparseable")
+DROPPED_REASONS = ("bad_code", "bad_root_key", "not_a_list", "repeated_key", "wrong_root")
 
 
 @dataclass(frozen=True)
 class Prediction:
-    roots: frozenset[str] = frozenset()  # the dictionary's keys
-    relations: frozenset[str] = frozenset()  # every listed second-level code
+    roots: frozenset[str] = frozenset()  # the valid root keys
+    relations: frozenset[str] = frozenset()  # every valid listed second-level code
 
     @property
     def empty(self) -> bool:
@@ -33,6 +55,16 @@ class Prediction:
 
 
 EMPTY = Prediction()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What was read from one answer: the forecast, and everything dropped on the way."""
+
+    prediction: Prediction = EMPTY
+    unreadable: str | None = None  # one of UNREADABLE_REASONS, or None for a readable answer
+    dropped: Mapping[str, int] = field(default_factory=dict)  # DROPPED_REASONS -> count of items
+    invalid_codes: tuple[str, ...] = ()  # well-formed codes not in CAMEO, sorted, each once
 
 
 class Repeated:
@@ -54,28 +86,75 @@ def _object_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any] | Repeated:
     return Repeated(pairs) if len(set(keys)) != len(keys) else dict(pairs)
 
 
-def check_prediction(value: object) -> tuple[Prediction, str | None]:
-    """The forecast, or (EMPTY, reason) when it is malformed."""
+def _is_three_digits(code: object) -> bool:
+    return isinstance(code, str) and len(code) == 3 and code.isascii() and code.isdigit()
+
+
+class Unparseable(Exception):
+    """Answer text that is neither JSON nor a Python literal."""
+
+
+def _parse_text(text: str) -> object:
+    """JSON first; else a Python literal, keeping a repeated dict key visible (eval would keep the last)."""
+    try:
+        return json.loads(text, object_pairs_hook=_object_hook)
+    except RecursionError as error:  # nested deeper than the stack allows: no forecast looks so
+        raise Unparseable from error
+    except json.JSONDecodeError:
+        pass
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+        value = ast.literal_eval(tree)
+        if isinstance(tree.body, ast.Dict) and isinstance(value, dict) and len(value) < len(tree.body.keys):
+            keys = [ast.literal_eval(key) for key in tree.body.keys if key is not None]
+            return Repeated([(key, value.get(key)) for key in keys])
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as error:
+        raise Unparseable from error
+    return value
+
+
+def read_answer(value: object) -> Reading:
+    """Apply the reading rules above to one raw answer."""
     if isinstance(value, Duplicate):
-        return EMPTY, "duplicate_query_id"
+        return Reading(unreadable="duplicate_query_id")
+    if isinstance(value, str):
+        try:
+            value = _parse_text(value)
+        except Unparseable:
+            return Reading(unreadable="unparseable")
     if isinstance(value, Repeated):
-        return EMPTY, "repeated_key"
-    if not isinstance(value, dict):
-        return EMPTY, "not_a_dict"
+        counts = Counter(key for key, _ in value.pairs)
+        pairs = [(key, codes) for key, codes in value.pairs if counts[key] == 1]
+        dropped: Counter[str] = Counter({"repeated_key": sum(n for n in counts.values() if n > 1)})
+    elif isinstance(value, dict):
+        pairs, dropped = list(value.items()), Counter()
+    else:
+        return Reading(unreadable="not_a_dict")
+    roots: set[str] = set()
     relations: set[str] = set()
-    for key in sorted(value, key=str):
-        codes = value[key]
+    invalid: set[str] = set()
+    for key, codes in sorted(pairs, key=lambda pair: str(pair[0])):
         if not is_root_code(key):
-            return EMPTY, "bad_root_code"
-        if not isinstance(codes, list):
-            return EMPTY, "not_a_list"
-        for code in codes:
-            if not is_relation_code(code):
-                return EMPTY, "bad_code"
-            if code[:2] != key:
-                return EMPTY, "wrong_root"
-            relations.add(code)
-    return Prediction(frozenset(value), frozenset(relations)), None
+            dropped["bad_root_key"] += 1
+        elif not isinstance(codes, list):
+            dropped["not_a_list"] += 1
+        else:
+            roots.add(key)
+            for code in codes:
+                if not _is_three_digits(code):
+                    dropped["bad_code"] += 1
+                elif code[:2] != key:
+                    dropped["wrong_root"] += 1
+                elif not is_cameo_code(code):
+                    invalid.add(code)
+                else:
+                    relations.add(code)
+    return Reading(
+        Prediction(frozenset(roots), frozenset(relations)),
+        None,
+        {reason: n for reason, n in sorted(dropped.items()) if n},
+        tuple(sorted(invalid)),
+    )
 
 
 @dataclass
@@ -106,13 +185,13 @@ def parse_predictions(text: str) -> PredictionFile:
         return loaded
     try:
         whole = json.loads(text, object_pairs_hook=_object_hook)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nesting deeper than the stack
         for line in text.splitlines():
             if not line.strip():
                 continue
             try:
                 record = json.loads(line, object_pairs_hook=_object_hook)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 loaded.unreadable_records += 1
                 continue
             _add_record(loaded, record)

@@ -1,25 +1,23 @@
 """MIRAI-style relation queries of one month: candidate (date, subject, object) groups, a balanced sample.
 
 A query asks which relations ``subject`` took towards ``object`` on ``date``: (t, s, ?, o). Its answer is
-every second-level relation recorded in quads.parquet for that day and pair. The candidate pool is the
-month's groups with enough coverage, and the thresholds apply to the group, not to each quad:
+every second-level relation recorded in quads.parquet for that day and pair (every event of the database,
+which gdelt_clean already limited to >= 50 daily mentions per event). Which day-pairs become queries is
+decided by the recipe (``params.yaml: mirai.recipe``, see :mod:`almanac.mirai.recipe` and
+:mod:`almanac.mirai.admission`): ``paper`` needs one event of the day-pair with >= 100 daily mentions and
+>= 5 articles whose cleaned text survived; ``relaxed`` checks the same numbers on the whole group and
+counts source URLs instead of texts. The admitted groups are then sampled per month
+(:mod:`almanac.mirai.balance`).
 
-- the group is what is asked and answered, so the evidence that the pair interacted that day is measured
-  on the same unit; each answer relation already passed gdelt_clean's per-quad mention threshold;
-- ``num_daily_mentions`` (summed over the group's quads) and ``n_articles`` (distinct canonical URLs over
-  the group) are stored in the query row, so anyone can check why a query was admitted.
-
-MIRAI's scripts instead kept quads with >= 100 daily mentions and required each remaining quad of a query
-to have >= 5 articles, and answered with those quads only; with answers taken from every recorded quad
-(as here) a per-quad admission rule would judge a query on a different set than the one it is scored on.
-
+Each query row stores what its admission was checked on (``test_relations``, ``num_daily_mentions``,
+``n_articles``, ``n_text_articles``, ``urls``) and the ``recipe``, so anyone can check why it was admitted.
 The month is a closed interval of real dates, first to last calendar day; no string comparison.
 """
 
 from __future__ import annotations
 
 import calendar
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -29,16 +27,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from almanac.core.ids import content_id
 from almanac.core.layout import DATA
 from almanac.core.months import MONTH_NAMES, parse_month
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
-from almanac.mirai.balance import Profile, balanced_sample, distribution
-from almanac.mirai.cameo import is_relation_code, root_of
+from almanac.mirai.admission import Group as Group
+from almanac.mirai.admission import admit
+from almanac.mirai.balance import Profile, balance_summary, balanced_sample, distribution
+from almanac.mirai.cameo import is_relation_code
+from almanac.mirai.recipe import INVALID_QUAD, NOT_SAMPLED, PAPER, RELAXED, rules_of
 
 STAGE = "relation_split"
 QUADS_PATH = DATA / "gdelt" / "clean" / "quads.parquet"
+ARTICLES_PATH = DATA / "gdelt" / "articles.parquet"  # one row per canonical URL whose cleaned text survived
 UNKNOWN_REGION = "Unknown"
 QUAD_COLUMNS = ("quad_id", "date", "subject", "relation", "relation_root", "object", "num_daily_mentions")
 BALANCED_ATTRIBUTES = ("date", "root", "region", "country")
@@ -54,16 +55,18 @@ def rejects_path(month: str) -> Path:
 
 @dataclass(frozen=True)
 class BalanceWeights:
+    """The paper balances dates, countries and CAMEO types; regions are off unless weighted."""
+
     date: float = 1.0
     root: float = 1.0
-    region: float = 1.0
+    region: float = 0.0
     country: float = 1.0
 
 
 @dataclass(frozen=True)
 class RelationSplitConfig:
-    min_daily_mentions: int = 100  # sum of the group's quads' NumDailyMentions (MIRAI test split: 100)
-    min_articles: int = 5  # distinct canonical URLs of the group (MIRAI: 5)
+    min_daily_mentions: int = 100  # MIRAI test split: 100 (per event under paper, per group under relaxed)
+    min_articles: int = 5  # MIRAI: 5 (paper: articles with surviving text per event; relaxed: group URLs)
     queries_per_month: int = 100
     seed: int = 7
     balance_weights: BalanceWeights = field(default_factory=BalanceWeights)
@@ -89,6 +92,7 @@ QUERY_SCHEMA = pa.schema(
     [
         pa.field("query_id", pa.string(), nullable=False),  # content_id(date ISO, subject, object)
         pa.field("month", pa.string(), nullable=False),
+        pa.field("recipe", pa.string(), nullable=False),  # "paper" | "relaxed"
         pa.field("date", pa.date32(), nullable=False),
         pa.field("date_text", pa.string(), nullable=False),  # "May 12, 2025"
         pa.field("subject", pa.string(), nullable=False),  # ISO 3166 alpha-3
@@ -99,8 +103,11 @@ QUERY_SCHEMA = pa.schema(
         pa.field("answers", pa.list_(pa.string()), nullable=False),  # sorted second-level codes
         pa.field("answers_by_root", pa.list_(ROOT_ANSWERS), nullable=False),  # sorted by root
         pa.field("answer_roots", pa.list_(pa.string()), nullable=False),
+        # the answers whose own event met the test thresholds (paper); every answer under relaxed
+        pa.field("test_relations", pa.list_(pa.string()), nullable=False),
         pa.field("num_daily_mentions", pa.int64(), nullable=False),
-        pa.field("n_articles", pa.int32(), nullable=False),
+        pa.field("n_articles", pa.int32(), nullable=False),  # distinct source URLs of the day-pair
+        pa.field("n_text_articles", pa.int32(), nullable=False),  # ... whose cleaned text survived
         pa.field("urls", pa.list_(pa.string()), nullable=False),
         pa.field("horizons", pa.list_(HORIZON), nullable=False),  # last_history_date = date - days
     ]
@@ -136,30 +143,6 @@ def quads_of_month(quads: pa.Table, month: str) -> pa.Table:
     return quads.filter(pc.fill_null(inside, False))
 
 
-@dataclass
-class Group:
-    """The quads of one (date, subject, object)."""
-
-    day: date
-    subject: str
-    object: str
-    relations: set[str] = field(default_factory=set)
-    mentions: int = 0
-    urls: set[str] = field(default_factory=set)
-
-    @property
-    def query_id(self) -> str:
-        return content_id(self.day.isoformat(), self.subject, self.object)
-
-    @property
-    def label(self) -> str:
-        return f"({self.day.isoformat()}, {self.subject}, ?, {self.object})"
-
-    @property
-    def roots(self) -> list[str]:
-        return sorted({root_of(code) for code in self.relations})
-
-
 def quad_problem(row: Mapping[str, Any]) -> str | None:
     """Why a quads.parquet row cannot be used (None when it is fine)."""
     relation, subject, obj = row["relation"], row["subject"], row["object"]
@@ -178,7 +161,16 @@ def quad_problem(row: Mapping[str, Any]) -> str | None:
     return None
 
 
-def group_quads(rows: Sequence[Mapping[str, Any]], ledger: StageLedger, source: str) -> list[Group]:
+def read_texts(path: str | Path) -> frozenset[str]:
+    """The canonical URLs whose article text survived gdelt_articles' cleaning."""
+    if "url" not in pq.read_schema(path).names:
+        raise ValueError(f"{path}: missing column url")
+    return frozenset(str(url) for url in pq.read_table(path, columns=["url"]).column("url").to_pylist())
+
+
+def group_quads(
+    rows: Sequence[Mapping[str, Any]], ledger: StageLedger, source: str, texts: Set[str] = frozenset()
+) -> list[Group]:
     """Fold valid quads into groups (sorted by query_id); malformed or repeated quads become rejects."""
     groups: dict[tuple[date, str, str], Group] = {}
     seen: set[str] = set()
@@ -188,24 +180,13 @@ def group_quads(rows: Sequence[Mapping[str, Any]], ledger: StageLedger, source: 
         seen.add(quad_id)
         if problem:
             ledger.items_in += 1
-            ledger.reject(quad_id, "invalid_quad", problem, f"{source}:{quad_id}")
+            ledger.reject(quad_id, INVALID_QUAD, problem, f"{source}:{quad_id}")
             continue
         key = (row["date"], row["subject"], row["object"])
         group = groups.setdefault(key, Group(*key))
-        group.relations.add(row["relation"])
-        group.mentions += int(row["num_daily_mentions"])
-        group.urls.update(url for url in row["urls"] or () if url)
+        urls = [str(url) for url in row["urls"] or () if url]
+        group.add(str(row["relation"]), int(row["num_daily_mentions"]), urls, texts)
     return sorted(groups.values(), key=lambda g: g.query_id)
-
-
-def below_threshold(group: Group, config: RelationSplitConfig) -> tuple[str, str] | None:
-    """(reason, detail) when the group lacks coverage; mentions are checked first, the detail has both."""
-    numbers = f"num_daily_mentions={group.mentions}, articles={len(group.urls)}"
-    if group.mentions < config.min_daily_mentions:
-        return "too_few_mentions", f"{numbers}; need >= {config.min_daily_mentions} mentions"
-    if len(group.urls) < config.min_articles:
-        return "too_few_articles", f"{numbers}; need >= {config.min_articles} articles"
-    return None
 
 
 def region_of(country: str, regions: Mapping[str, str]) -> str:
@@ -221,14 +202,24 @@ def profile(group: Group, regions: Mapping[str, str]) -> Profile:
     }
 
 
+def _tested(group: Group) -> set[str]:
+    return group.relations if group.test_relations is None else group.test_relations
+
+
 def query_row(
-    group: Group, month: str, regions: Mapping[str, str], horizons: Sequence[int]
+    group: Group,
+    month: str,
+    regions: Mapping[str, str],
+    horizons: Sequence[int],
+    recipe: str = PAPER,
 ) -> dict[str, Any]:
     answers = sorted(group.relations)
     roots = group.roots
+    tested = _tested(group)
     return {
         "query_id": group.query_id,
         "month": month,
+        "recipe": recipe,
         "date": group.day,
         "date_text": date_text(group.day),
         "subject": group.subject,
@@ -241,8 +232,10 @@ def query_row(
             {"root": root, "relations": [code for code in answers if code[:2] == root]} for root in roots
         ],
         "answer_roots": roots,
+        "test_relations": sorted(tested),
         "num_daily_mentions": group.mentions,
         "n_articles": len(group.urls),
+        "n_text_articles": len(group.text_urls),
         "urls": sorted(group.urls),
         "horizons": [
             {"days": days, "last_history_date": group.day - timedelta(days=days)} for days in sorted(horizons)
@@ -256,41 +249,67 @@ def build_month(
     config: RelationSplitConfig,
     regions: Mapping[str, str],
     source: str = "quads.parquet",
+    recipe: str = PAPER,
+    texts: Set[str] = frozenset(),
 ) -> tuple[pa.Table, StageLedger]:
     """The month's balanced query sample (QUERY_SCHEMA, sorted by query_id) and its ledger.
 
-    Items are the month's (date, subject, object) groups, plus any malformed quad rows. A group is
-    kept (sampled), or rejected as too_few_mentions / too_few_articles / not_sampled.
+    Items are the month's (date, subject, object) groups, plus any malformed quad rows. A group is kept
+    (sampled), or rejected by the recipe's threshold rules (:func:`almanac.mirai.admission.admit`) or as
+    not_sampled. ``texts``: canonical URLs whose cleaned article text survived (used by ``paper``).
     """
+    if recipe not in (PAPER, RELAXED):
+        raise ValueError(f"unknown MIRAI recipe {recipe!r}")
     first, last = month_window(month)
     rows = quads_of_month(quads, month).to_pylist()
     ledger = StageLedger(STAGE)
-    groups = group_quads(rows, ledger, source)
+    groups = group_quads(rows, ledger, source, texts)
+    invalid = len(ledger.rejects)  # so far the ledger holds the malformed quads only
     ledger.items_in += len(groups)
-    candidates: list[Group] = []
-    for group in groups:
-        problem = below_threshold(group, config)
-        if problem:
-            ledger.reject(
-                group.query_id, problem[0], f"{group.label} {problem[1]}", f"{source}:{group.label}"
-            )
-        else:
-            candidates.append(group)
+    admission = admit(groups, recipe, config.min_daily_mentions, config.min_articles, texts)
+    for group, reason, detail in admission.rejected:
+        ledger.reject(group.query_id, reason, f"{group.label} {detail}", f"{source}:{group.label}")
+    candidates = admission.admitted
     profiles = [profile(group, regions) for group in candidates]
-    picks = balanced_sample(profiles, config.queries_per_month, config.weights(), config.seed)
+    weights = config.weights()
+    picks = balanced_sample(profiles, config.queries_per_month, weights, config.seed)
     chosen = set(picks)
-    for index, group in enumerate(candidates):
-        if index not in chosen:
-            ledger.reject(group.query_id, "not_sampled", group.label, f"{source}:{group.label}")
+    unsampled = [group for index, group in enumerate(candidates) if index not in chosen]
+    for group in unsampled:
+        ledger.reject(group.query_id, NOT_SAMPLED, group.label, f"{source}:{group.label}")
     ledger.items_out = len(picks)
     query_rows = sorted(
-        (query_row(candidates[i], month, regions, config.horizons_days) for i in picks),
+        (query_row(candidates[i], month, regions, config.horizons_days, recipe) for i in picks),
         key=lambda row: row["query_id"],
     )
     unknown = sorted({c for g in groups for c in (g.subject, g.object) if c not in regions})
+    left = len(groups)
+    steps: list[dict[str, Any]] = [
+        {
+            "rule": INVALID_QUAD,
+            "unit": "event",
+            "events_removed": invalid,
+            "queries_removed": 0,
+            "queries_left": left,
+        }
+    ]
+    for step in admission.steps:
+        left -= step.queries_removed
+        steps.append(step.as_metrics(left))
+    steps.append(
+        {
+            "rule": NOT_SAMPLED,
+            "unit": "group",
+            "events_removed": sum(len(_tested(g)) for g in unsampled),
+            "queries_removed": len(unsampled),
+            "queries_left": len(picks),
+        }
+    )
+    assert [step["rule"] for step in steps] == [rule.reason for rule in rules_of(recipe)]
     ledger.extra.update(
         {
             "month": month,
+            "recipe": recipe,
             "window": {"first_day": first.isoformat(), "last_day": last.isoformat()},
             "quads_in_month": len(rows),
             "groups": len(groups),
@@ -300,12 +319,16 @@ def build_month(
             "took_all_candidates": len(candidates) <= config.queries_per_month,
             "shortfall": max(0, config.queries_per_month - len(candidates)),
             "thresholds": {
-                "applied_to": "group",
+                "applied_to": "event" if recipe == PAPER else "group",
                 "min_daily_mentions": config.min_daily_mentions,
                 "min_articles": config.min_articles,
+                "articles_counted": "cleaned text survived" if recipe == PAPER else "source URLs",
             },
+            "rules": steps,
+            "test_events": sum(len(_tested(g)) for g in candidates),
             "seed": config.seed,
-            "balance_weights": config.weights(),
+            "balance_weights": weights,
+            "balance": balance_summary(profiles, picks, weights),
             "sample_distribution": distribution(profiles, picks),
             "candidate_distribution": distribution(profiles, range(len(profiles))),
             "countries_without_region": unknown,

@@ -1,18 +1,22 @@
 """Grade forecasts for MIRAI-style queries: set precision/recall/F1 and class-level KL divergence.
 
-Per query (then averaged over all queries, as MIRAI's macro averages):
+The definitions are the paper's (section 2.2, appendix D.4.2) as its authors' evaluation code computes
+them, per query and then averaged over all queries (macro averages):
 
-- first level: the predicted roots (the dictionary's keys; a code under the wrong key makes the whole
-  forecast malformed, so the roots of the listed codes are always among the keys) against the query's
-  answer_roots; second level: the listed codes against the answers. Precision is 0 for an empty forecast,
-  F1 is 0 when precision + recall is 0.
+- first level: the predicted roots (the answer's valid keys) against the query's answer_roots; second
+  level: the valid listed codes against the answers. Precision = hits / predicted (0 for an empty
+  forecast), recall = hits / true, F1 = 2PR / (P + R) (0 when P + R is 0).
 - KL divergence D(P || Q) = sum_i P(i) log(P(i) / Q(i)) over the binary (cooperation / conflict) and the
   four quad classes, where P and Q are the class frequencies of the true and the predicted first-level
   codes (each distinct root counts once, as in MIRAI's evaluator; the paper's text speaks of relations).
   Every class of both P and Q gets ``kl_epsilon`` added (MIRAI's evaluator uses 1e-10 the same way),
   so an empty or one-sided forecast costs about log(1 / epsilon) = 23.03 instead of infinity.
+- quad classes: MIRAI's grouping (01-04, 05-08, 09-16, 17-20) by default, so scores compare with the
+  paper's; ``quad_mapping: gdelt`` uses GDELT's QuadClass instead (see cameo.py).
 
-Missing and malformed forecasts are scored as empty ones and counted in the report.
+How answers are read (malformed items dropped, codes not in CAMEO counted as invalid, unreadable answers
+scored as empty) is in predictions.py. Missing and unreadable forecasts score as empty ones; all are
+counted in the report. ``--baseline`` scores the frequency baseline of baseline.py instead of a file.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import math
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,7 @@ import pyarrow as pa
 
 from almanac.core.io import read_parquet, write_json
 from almanac.core.params import load_params, parse_section
+from almanac.mirai.baseline import BaselineConfig, History, baseline_predictions, read_history
 from almanac.mirai.cameo import (
     BINARY_CLASSES,
     QUAD_MAPPINGS,
@@ -42,20 +47,24 @@ from almanac.mirai.cameo import (
 from almanac.mirai.predictions import (
     EMPTY,
     PredictionFile,
+    Reading,
     as_raw_mapping,
-    check_prediction,
     load_predictions,
+    read_answer,
 )
 from almanac.stats.markdown import markdown_table
 
 KL_EPSILON = 1e-10
 SET_METRICS = ("precision", "recall", "f1")
+STATUSES = ("scored", "empty", "unreadable", "missing")
+QUADS_FILE = "data/gdelt/clean/quads.parquet"
 
 
 @dataclass(frozen=True)
 class ScorerConfig:
-    quad_mapping: str = "gdelt"  # gdelt (QuadClass) or mirai
+    quad_mapping: str = "mirai"  # mirai (the paper's grouping) or gdelt (QuadClass)
     kl_epsilon: float = KL_EPSILON
+    baseline: BaselineConfig = field(default_factory=BaselineConfig)
 
     def __post_init__(self) -> None:
         check_mapping(self.quad_mapping)
@@ -118,7 +127,7 @@ def score_query(
 def score_predictions(
     queries: pa.Table | Sequence[Mapping[str, Any]],
     predictions: Mapping[str, object] | PredictionFile,
-    quad_mapping: str = "gdelt",
+    quad_mapping: str = "mirai",
     kl_epsilon: float = KL_EPSILON,
 ) -> dict[str, Any]:
     """Per-query scores and their means; ``predictions`` maps query_id -> raw forecast (or a loaded file)."""
@@ -131,35 +140,66 @@ def score_predictions(
     )
     rows.sort(key=lambda row: row["query_id"])
     status: Counter[str] = Counter()
-    malformed: Counter[str] = Counter()
+    unreadable: Counter[str] = Counter()
+    dropped: Counter[str] = Counter()
+    invalid = 0
     per_query = []
     for row in rows:
-        if row["query_id"] in loaded.by_query:
-            prediction, problem = check_prediction(loaded.by_query[row["query_id"]])
-            if problem:
-                malformed[problem] += 1
-            state = "malformed" if problem else "empty" if prediction.empty else "scored"
-        else:
-            prediction, state = EMPTY, "missing"
+        missing = row["query_id"] not in loaded.by_query
+        reading = Reading() if missing else read_answer(loaded.by_query[row["query_id"]])
+        if reading.unreadable:
+            unreadable[reading.unreadable] += 1
+        dropped.update(reading.dropped)
+        invalid += len(reading.invalid_codes)
+        prediction = reading.prediction if not reading.unreadable else EMPTY
+        state = (
+            "missing"
+            if missing
+            else "unreadable"
+            if reading.unreadable
+            else "empty"
+            if prediction.empty
+            else "scored"
+        )
         status[state] += 1
         scores = score_query(
             row["answers"], row["answer_roots"], prediction.roots, prediction.relations, config
         )
-        per_query.append({"query_id": row["query_id"], "status": state, **scores})
+        per_query.append(
+            {
+                "query_id": row["query_id"],
+                "status": state,
+                "dropped_items": sum(reading.dropped.values()),
+                "invalid_codes": list(reading.invalid_codes),
+                **scores,
+            }
+        )
     known = {row["query_id"] for row in rows}
     return {
         "queries": len(rows),
         "quad_mapping": config.quad_mapping,
         "kl_epsilon": config.kl_epsilon,
         "predictions": {
-            **{state: status[state] for state in ("scored", "empty", "malformed", "missing")},
-            "malformed_by_reason": dict(sorted(malformed.items())),
+            **{state: status[state] for state in STATUSES},
+            "unreadable_by_reason": dict(sorted(unreadable.items())),
+            "dropped_items_by_reason": dict(sorted(dropped.items())),
+            "invalid_codes": invalid,
             "unknown_query_ids": len(set(loaded.by_query) - known),
             "unreadable_records": loaded.unreadable_records,
         },
         "mean": _means(per_query),
         "per_query": per_query,
     }
+
+
+def score_baseline(
+    queries: pa.Table | Sequence[Mapping[str, Any]], history: History, config: ScorerConfig = ScorerConfig()
+) -> dict[str, Any]:
+    """The frequency baseline's forecasts for ``queries``, scored like any other forecasts."""
+    forecasts = baseline_predictions(queries, history, config.baseline)
+    report = score_predictions(queries, forecasts, config.quad_mapping, config.kl_epsilon)
+    report["baseline"] = {**asdict(config.baseline), "skipped_quads": dict(sorted(history.skipped.items()))}
+    return report
 
 
 def _means(per_query: list[dict[str, Any]]) -> dict[str, Any]:
@@ -187,16 +227,46 @@ def report_markdown(report: dict[str, Any]) -> str:
     def number(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
+    def reasons(counts: Mapping[str, int]) -> str:
+        return f" ({', '.join(f'{reason} {n}' for reason, n in counts.items())})" if counts else ""
+
     counts = report["predictions"]
+    dropped = sum(counts["dropped_items_by_reason"].values())
     rows = [
         [label, *(percent(mean[level][name]) for name in SET_METRICS)]
         for level, label in (("first_level", "first level"), ("second_level", "second level"))
     ]
+    baseline = report.get("baseline")
+    title = (
+        [
+            f"Frequency baseline: the {baseline['top_k']} most frequent relations of the pair in the "
+            f"{baseline['window_days']} days up to the query date minus {baseline['horizon_days']} day(s)"
+            f"{reasons(baseline['skipped_quads'])}",
+            "",
+        ]
+        if baseline
+        else []
+    )
     return "\n".join(
         [
-            f"{report['queries']} queries: {counts['scored']} scored, {counts['empty']} empty, "
-            f"{counts['malformed']} malformed, {counts['missing']} missing "
-            f"(quad mapping {report['quad_mapping']}, KL epsilon {report['kl_epsilon']:g})",
+            *title,
+            f"{report['queries']} queries (quad mapping {report['quad_mapping']}, "
+            f"KL epsilon {report['kl_epsilon']:g}); unreadable answers and missing ones score as empty, "
+            "dropped items and invalid codes (not in CAMEO) are left out of the answers they were in",
+            "",
+            markdown_table(
+                ["scored", "empty", "unreadable", "missing", "dropped items", "invalid"],
+                [
+                    [
+                        counts["scored"],
+                        counts["empty"],
+                        f"{counts['unreadable']}{reasons(counts['unreadable_by_reason'])}",
+                        counts["missing"],
+                        f"{dropped}{reasons(counts['dropped_items_by_reason'])}",
+                        counts["invalid_codes"],
+                    ]
+                ],
+            ),
             "",
             markdown_table(["relations", "precision %", "recall %", "F1 %"], rows),
             "",
@@ -209,16 +279,22 @@ def report_markdown(report: dict[str, Any]) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+def _parser(prog: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog, description="Score forecasts for MIRAI-style relation queries."
     )
     parser.add_argument(
         "--queries", required=True, help="a relation_split output, e.g. data/mirai/queries/2025-05.parquet"
     )
-    parser.add_argument(
-        "--predictions", required=True, help="JSONL of {query_id, prediction}, or a JSON object"
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--predictions", help="JSONL of {query_id, prediction}, or a JSON object")
+    source.add_argument(
+        "--baseline", action="store_true", help="score the frequency baseline (see --quads, --top-k)"
     )
+    parser.add_argument("--quads", default=QUADS_FILE, help=f"baseline history (default {QUADS_FILE})")
+    parser.add_argument("--window-days", type=int, help="default: params scorer.baseline.window_days")
+    parser.add_argument("--top-k", type=int, help="default: params scorer.baseline.top_k")
+    parser.add_argument("--horizon-days", type=int, help="default: params scorer.baseline.horizon_days")
     parser.add_argument(
         "--quad-mapping", choices=sorted(QUAD_MAPPINGS), help="default: params scorer.quad_mapping"
     )
@@ -227,21 +303,34 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         "--params", default="params.yaml", help="read the scorer section when the file exists"
     )
     parser.add_argument("--out", help="write the full JSON report here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _config(args: argparse.Namespace) -> ScorerConfig:
     params = load_params(args.params) if Path(args.params).exists() else {}
     config = parse_section(ScorerConfig, params, "scorer")
+    options = {"window_days": args.window_days, "top_k": args.top_k, "horizon_days": args.horizon_days}
+    return replace(
+        config,
+        quad_mapping=args.quad_mapping or config.quad_mapping,
+        kl_epsilon=args.kl_epsilon if args.kl_epsilon is not None else config.kl_epsilon,
+        baseline=replace(config.baseline, **{k: v for k, v in options.items() if v is not None}),
+    )
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    args = _parser(prog).parse_args(argv)
     try:
+        config = _config(args)
         queries = read_parquet(args.queries)
-        predictions = load_predictions(args.predictions)
+        if args.baseline:
+            report = score_baseline(queries, read_history(args.quads), config)
+        else:
+            predictions = load_predictions(args.predictions)
+            report = score_predictions(queries, predictions, config.quad_mapping, config.kl_epsilon)
     except (OSError, ValueError) as error:
         print(f"score: {error}", file=sys.stderr)
         return 1
-    report = score_predictions(
-        queries,
-        predictions,
-        args.quad_mapping or config.quad_mapping,
-        args.kl_epsilon if args.kl_epsilon is not None else config.kl_epsilon,
-    )
     if args.out:
         write_json(report, args.out)
     sys.stdout.write(report_markdown(report))

@@ -172,14 +172,21 @@ CARD_TEXTS: dict[str, CardText] = {
         "towards another on a given day, with the answer set recorded in the event exports.",
         motivation="Forecasting international events tests whether a model (or an agent with tools) can "
         "reason over the history of relations between countries. Queries are drawn per month from GDELT "
-        "events after cleaning and mention thresholds, balanced over dates, relation roots and regions.",
+        "events after cleaning and mention thresholds, balanced over dates, countries and CAMEO relation "
+        "roots as MIRAI's test splits are.",
         collection="GDELT 2.0 event and mention exports of the configured months are downloaded from the "
         "masterfilelist (checksums verified) and parsed with pyarrow. Events are cleaned (duplicates, "
         "reporting date, country codes, unknown roots, mention thresholds) into (date, subject, relation, "
-        "object) quads, linked to CC-News articles by URL, and balanced queries are drawn per month with "
-        "a fixed seed.",
+        "object) quads. The article behind each event URL is taken from the CC-News corpus, WARC page "
+        "archives or (optionally) a polite fetcher, and cleaned at paragraph and document level (OBELICS-"
+        "style: word count, repetition, special characters, a flagged-words list). Under the `paper` "
+        "recipe a day-pair is a test query only when one of its events meets the test split's mention and "
+        "article thresholds (`relation_split`), counting only articles whose cleaned text survived; "
+        "balanced queries are drawn per month with a fixed seed. The rules and what each removed are in "
+        "the statistics below.",
         uses="Evaluating forecasting of international relations (first- and second-level CAMEO codes) "
-        "with precision/recall/F1 and KL divergence over quad classes (`python -m almanac.mirai.score`).",
+        "with precision/recall/F1 and KL divergence over binary and quad classes (`almanac score`, MIRAI's "
+        "quad mapping by default; `--baseline` scores the frequency baseline).",
         out_of_scope="GDELT codes events automatically from news; relations can be mis-coded, and the "
         "answer set is what GDELT recorded, not a verified account.",
         license_note="GDELT data is open for research use with citation; linked news articles belong to "
@@ -193,6 +200,7 @@ CARD_TEXTS: dict[str, CardText] = {
             "gdelt_download",
             "gdelt_clean",
             "gdelt_articles",
+            "mirai",
             "relation_split",
             "scorer",
         ),
@@ -212,13 +220,24 @@ CARD_TEXTS: dict[str, CardText] = {
                 "answers / answers_by_root / answer_roots",
                 "CAMEO relations recorded that day (the answer set)",
             ),
-            ("num_daily_mentions / n_articles / urls", "how widely the day's events were reported"),
+            ("recipe", "the MIRAI recipe that admitted the query: paper (the paper's rules) or relaxed"),
+            (
+                "test_relations",
+                "the answers whose own event met the test thresholds (every answer if relaxed)",
+            ),
+            (
+                "num_daily_mentions / n_articles / n_text_articles / urls",
+                "how widely the day's events were reported; n_text_articles have cleaned text",
+            ),
             ("horizons", "history cut-offs (days before the query date) to forecast from"),
         ),
         split_rules=(
             "Each monthly file holds queries dated in that month only.",
             "Answers are exactly the relations recorded for the query's date and country pair.",
             "Every history horizon ends before the query date.",
+            "Under `paper`, every test relation is an event of that day with at least "
+            "`relation_split.min_daily_mentions` daily mentions and `relation_split.min_articles` source "
+            "articles whose cleaned text survived; under `relaxed` the day-pair meets both as a whole.",
         ),
     ),
 }

@@ -1,7 +1,9 @@
 """The MIRAI-style report: released relation queries of the scope's months, and the GDELT branch's funnel.
 
 Reads only ``data/mirai/queries/<month>.parquet`` (one ``test`` split per month), the stages' metrics
-JSON files and, for the month's dedup rate, gdelt_clean's rejects and the month's ingested events.
+JSON files (relation_split's rules and balance: mirai_rules.py) and, for the month's dedup rate,
+gdelt_clean's rejects and the month's ingested events; the frequency baseline (mirai_baseline.py) also
+reads gdelt_clean's quads.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from almanac.reports.funnel import (
     funnel_table,
     rejects_table,
 )
+from almanac.reports.mirai_baseline import baseline_section
 from almanac.reports.mirai_dedup import leakage_and_dedup
+from almanac.reports.mirai_rules import rules_section
 from almanac.reports.model import Report, Series, Table
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
@@ -66,6 +70,8 @@ def build_report(scope: ReportScope) -> Report:
     series.append(_query_dates(con, months, metrics, tables))
     series.append(_horizon(con, metrics, tables))
     notes += leakage_and_dedup(months, scope.params, funnel, metrics, tables)
+    notes += rules_section(months, metrics, tables)
+    notes += baseline_section(scope, metrics, tables)
     metrics["funnel"] = funnel_metrics(funnel)
     tables += [funnel_table(funnel), rejects_table(funnel)]
     series.append(funnel_series(funnel))
@@ -143,7 +149,7 @@ def _quad_classes(
 ) -> Series:
     rows = stats.class_counts(con)
     spanning = stats.spanning_classes(con)
-    scorer = scope.params.get("scorer", {}).get("quad_mapping", "gdelt")
+    scorer = scope.params.get("scorer", {}).get("quad_mapping", "mirai")
     metrics["quad_classes"] = {"scorer_mapping": scorer}
     for mapping, _, name, n in rows:
         metrics["quad_classes"].setdefault(mapping, {})[name.replace(" ", "_")] = n

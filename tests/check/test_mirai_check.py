@@ -7,14 +7,38 @@ from typing import Any
 
 import pytest
 
-from almanac.check.mirai import check_mirai, recorded_from_quads
+from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 
 DAY = date(2025, 5, 12)
+A_URLS = [f"https://a.example/{n}" for n in range(5)]
 QUADS = [
-    {"date": DAY, "subject": "USA", "relation": "042", "object": "CHN", "urls": ["https://a.example/1"]},
-    {"date": DAY, "subject": "USA", "relation": "036", "object": "CHN", "urls": ["https://b.example/2"]},
-    {"date": DAY + timedelta(days=1), "subject": "USA", "relation": "190", "object": "CHN", "urls": []},
+    {
+        "date": DAY,
+        "subject": "USA",
+        "relation": "042",
+        "object": "CHN",
+        "urls": A_URLS,
+        "num_daily_mentions": 120,
+    },
+    {
+        "date": DAY,
+        "subject": "USA",
+        "relation": "036",
+        "object": "CHN",
+        "urls": ["https://b.example/2"],
+        "num_daily_mentions": 60,
+    },
+    {
+        "date": DAY + timedelta(days=1),
+        "subject": "USA",
+        "relation": "190",
+        "object": "CHN",
+        "urls": [],
+        "num_daily_mentions": 70,
+    },
 ]
+# Cleaned text survived for the five sources of 042 (not for 036's one).
+TEXTS = frozenset(A_URLS)
 
 
 def query(**changes: Any) -> dict[str, Any]:
@@ -26,7 +50,9 @@ def query(**changes: Any) -> dict[str, Any]:
         "object": "CHN",
         "answers": ["036", "042"],
         "answer_roots": ["03", "04"],
-        "urls": ["https://a.example/1", "https://b.example/2"],
+        "recipe": "paper",
+        "test_relations": ["042"],
+        "urls": [*A_URLS, "https://b.example/2"],
         "horizons": [{"days": days, "last_history_date": DAY - timedelta(days=days)} for days in (1, 7)],
         "_file_month": "2025-05",
     }
@@ -34,8 +60,8 @@ def query(**changes: Any) -> dict[str, Any]:
     return row
 
 
-def failures(rows: list[dict[str, Any]]) -> dict[str, set[str]]:
-    report = check_mirai(rows, recorded_from_quads(QUADS), ["2025-04", "2025-05"])
+def failures(rows: list[dict[str, Any]], texts: frozenset[str] = TEXTS) -> dict[str, set[str]]:
+    report = check_mirai(rows, recorded_from_quads(QUADS), ["2025-04", "2025-05"], "all", Thresholds(), texts)
     return {result.name: set(result.failures) for result in report.violated}
 
 
@@ -53,6 +79,11 @@ def test_a_clean_query_passes() -> None:
         ({"answer_roots": ["04"]}, "answer_roots_consistent"),
         ({"horizons": [{"days": 0, "last_history_date": DAY}]}, "history_before_query"),
         ({"urls": ["https://c.example/3"]}, "urls_traceable"),
+        # 036 has 60 mentions (< 100) and one source: not a test event under paper
+        ({"test_relations": ["036"]}, "test_thresholds_met"),
+        ({"test_relations": []}, "test_thresholds_met"),
+        ({"test_relations": ["042", "190"]}, "test_thresholds_met"),  # 190 is no answer of the day
+        ({"recipe": "strict"}, "test_thresholds_met"),
     ],
 )
 def test_each_broken_query_is_reported(changes: dict[str, Any], invariant: str) -> None:
@@ -61,3 +92,18 @@ def test_each_broken_query_is_reported(changes: dict[str, Any], invariant: str) 
 
 def test_ids_unique() -> None:
     assert failures([query(), query()]) == {"ids_unique": {"m1"}}
+
+
+def test_paper_counts_only_articles_whose_text_survived() -> None:
+    # 042 has 120 mentions and 5 source URLs; with the text of one of them lost, 4 < 5 articles.
+    assert failures([query()], TEXTS - {A_URLS[0]}) == {"test_thresholds_met": {"m1"}}
+
+
+def test_relaxed_checks_the_day_pair_and_its_urls() -> None:
+    # Day-pair: 120 + 60 = 180 mentions and 6 URLs: a relaxed query even with no text at all.
+    assert failures([query(recipe="relaxed", test_relations=["036", "042"])], frozenset()) == {}
+    # Under limits of 200 mentions the same day-pair (180) fails.
+    report = check_mirai(
+        [query(recipe="relaxed")], recorded_from_quads(QUADS), ["2025-05"], "all", Thresholds(200, 5)
+    )
+    assert [result.name for result in report.violated] == ["test_thresholds_met"]

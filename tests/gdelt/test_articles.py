@@ -1,8 +1,11 @@
-"""gdelt_articles: event URLs linked to the corpus (or fetched), then OBELICS-style document checks."""
+"""gdelt_articles: event URLs get text from the corpus, the page archives or the fetcher, then are cleaned."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import io
+import subprocess
 import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -11,23 +14,32 @@ from typing import Any
 import pyarrow as pa
 import pytest
 import yaml
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.io import read_json, write_parquet
 from almanac.core.params import load_params, parse_section
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
-from almanac.gdelt.articles import GDELT_ARTICLE_SCHEMA, GdeltArticlesConfig, link_articles, quality_failure
+from almanac.gdelt.articles import (
+    BUNDLED_FLAGGED_WORDS,
+    GDELT_ARTICLE_SCHEMA,
+    GdeltArticlesConfig,
+    link_articles,
+    load_config_lists,
+)
 from almanac.gdelt.clean import CLEAN_EVENT_SCHEMA
 from almanac.gdelt.doc_quality import (
-    DocQuality,
     char_repetition,
-    measure,
+    load_flagged_words,
     repeated_share,
     special_char_ratio,
     word_count,
     word_repetition,
 )
+from almanac.gdelt.page_archive import ArchivedPage, PageArchive
+from almanac.gdelt.paragraphs import DocumentThresholds, ParagraphThresholds
 from almanac.wcep.news import Fetcher
 from tests.support.downloads import SleepRecorder, put, server, sleep
 from tests.support.http_fixture_server import FixtureServer
@@ -67,41 +79,73 @@ def test_measures_on_hand_checked_cases() -> None:
     assert word_count("  a b\n c ") == 3
 
 
-def test_documents_on_each_side_of_the_thresholds() -> None:
-    config = GdeltArticlesConfig()
-    normal = measure(NORMAL)
-    assert normal.word_count >= 50 and quality_failure(normal, config) is None
-    assert quality_failure(measure(SHORT), config) == ("too_few_words", "6 words < 50")
-    repetitive = measure(REPETITIVE)
-    # 12 words x 8 = 96 words; 92 word 5-grams of which only 12 are distinct (the sentence cycles)
-    assert repetitive.word_count == 96
-    assert repetitive.word_repetition == pytest.approx((92 - 12) / 92)
-    assert quality_failure(repetitive, config)[0] == "char_repetition"  # type: ignore[index]
-    relaxed = GdeltArticlesConfig(max_char_repetition=1.0)
-    assert quality_failure(repetitive, relaxed)[0] == "word_repetition"  # type: ignore[index]
-    special = measure(SPECIAL)
-    assert special.special_char_ratio > 0.5
-    reason = quality_failure(special, GdeltArticlesConfig(max_char_repetition=1.0, max_word_repetition=1.0))
-    assert reason is not None and reason[0] == "special_chars"
-
-
-def test_threshold_boundaries_pass() -> None:
-    config = GdeltArticlesConfig(min_words=50, max_char_repetition=0.2, max_word_repetition=0.2)
-    assert quality_failure(DocQuality(50, 0.2, 0.2, 0.3), config) is None
-    assert quality_failure(DocQuality(49, 0.0, 0.0, 0.0), config) is not None
-    assert quality_failure(DocQuality(50, 0.0, 0.2001, 0.0), config) == (
-        "word_repetition",
-        "word 5-gram repetition 0.200 > 0.2",
-    )
-
-
-def test_config_from_params_and_validation() -> None:
+def test_params_section_is_the_config_with_the_sample_archive() -> None:
     config = parse_section(GdeltArticlesConfig, load_params(ROOT / "params.yaml"), "gdelt_articles")
-    assert config.news_config().min_words == 0  # the word count is judged once, by the quality check
-    with pytest.raises(ValueError, match="max_word_repetition"):
-        GdeltArticlesConfig(max_word_repetition=1.5)
-    with pytest.raises(ValueError, match="min_words"):
-        GdeltArticlesConfig(min_words=-1)
+    # params.yaml writes every default out; only the archive folder differs from the dataclass.
+    assert config == GdeltArticlesConfig(page_archives=("data/raw/sample/gdelt/pages",))
+    assert config.flagged_words_path() == BUNDLED_FLAGGED_WORDS
+    assert config.news_config().min_words == 0  # a short page is judged once, by the cleaning
+
+
+def test_dvc_deps_cover_every_module_the_stage_imports() -> None:
+    # A fresh interpreter, so that only the stage's own imports are loaded.
+    listing = subprocess.run(
+        [sys.executable, "-c", IMPORTED_FILES],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout.split()
+    deps = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]["gdelt_articles"]["deps"]
+    uncovered = [
+        path
+        for path in listing
+        if not _docstring_only(ROOT / path)
+        and not any(path == dep or path.startswith(f"{dep}/") for dep in deps)
+    ]
+    assert uncovered == []
+    assert {"almanac/gdelt/flagged_words.txt", "data/raw/sample/gdelt/pages"} <= set(deps)
+
+
+IMPORTED_FILES = """
+import sys, pathlib
+import stages.gdelt_articles
+root = pathlib.Path.cwd()
+for module in list(sys.modules.values()):
+    path = pathlib.Path(getattr(module, "__file__", None) or "/")
+    if path.is_relative_to(root) and not path.is_relative_to(root / ".venv"):
+        print(path.relative_to(root))
+"""
+
+
+def _docstring_only(path: Path) -> bool:
+    """A package's __init__.py that only documents the package (a docstring, ``__version__``) cannot
+    change the stage's output."""
+
+    def inert(node: ast.stmt) -> bool:
+        if isinstance(node, ast.Assign):
+            return all(isinstance(target, ast.Name) and target.id == "__version__" for target in node.targets)
+        return isinstance(node, ast.Expr) or (
+            isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        )
+
+    return path.name == "__init__.py" and all(inert(node) for node in ast.parse(path.read_text("utf-8")).body)
+
+
+def test_nested_sections_parse_and_refuse_unknown_keys() -> None:
+    params = {"gdelt_articles": {"page_archives": ["x", "y"], "paragraph": {"min_words": 3}}}
+    config = parse_section(GdeltArticlesConfig, params, "gdelt_articles")
+    assert config.page_archives == ("x", "y")
+    # the other paragraph limits keep the paragraph defaults, not the document's
+    assert config.paragraph == ParagraphThresholds(min_words=3, max_special_char_ratio=0.3)
+    assert config.document == DocumentThresholds()
+    with pytest.raises(ValueError, match=r"gdelt_articles\.paragraph.*unknown keys \['min_word'\]"):
+        parse_section(
+            GdeltArticlesConfig, {"gdelt_articles": {"paragraph": {"min_word": 3}}}, "gdelt_articles"
+        )
+    with pytest.raises(ValueError, match="page_archives must be a list"):
+        parse_section(GdeltArticlesConfig, {"gdelt_articles": {"page_archives": "x"}}, "gdelt_articles")
 
 
 def corpus_row(url: str, text: str, published: datetime) -> dict[str, Any]:
@@ -140,13 +184,46 @@ CORPUS = table_from_rows(
 )
 
 
+def html_page(title: str, paragraphs: list[str], charset: str = "utf-8") -> bytes:
+    """An article page whose extracted text is the title line, then one line per paragraph."""
+    body = "".join(f"<p>{paragraph}</p>" for paragraph in paragraphs)
+    return (
+        f'<html><head><meta charset="{charset}"><title>{title}</title></head><body>'
+        f"<article><h1>{title}</h1>{body}</article></body></html>"
+    ).encode()
+
+
+ARTICLE_PAGE = html_page("Water deal signed at Valen", [*NORMAL.split("\n"), "Share: [f] [x] [in] [@]"])
+
+
+def archive_of(tmp_path: Path, captures: list[tuple[str, bytes, str]]) -> PageArchive:
+    """A one-file archive of (url, body, status line) captures, opened for their URLs."""
+    folder = tmp_path / "pages"
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=True, warc_version="1.0")
+    for url, body, status in captures:
+        headers = StatusAndHeaders(
+            status, [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+        )
+        writer.write_record(
+            writer.create_warc_record(url, "response", io.BytesIO(body), http_headers=headers)
+        )
+    folder.mkdir(exist_ok=True)
+    (folder / "pages.warc.gz").write_bytes(buffer.getvalue())
+    return PageArchive.open([folder], [url for url, _, _ in captures])
+
+
 def link(
-    urls: list[str], config: GdeltArticlesConfig, fetcher: Fetcher | None = None
+    urls: list[str],
+    config: GdeltArticlesConfig,
+    fetcher: Fetcher | None = None,
+    archive: PageArchive | None = None,
+    flagged: frozenset[str] = frozenset(),
 ) -> tuple[pa.Table, StageLedger]:
     ledger = StageLedger("gdelt_articles")
-    table = link_articles(urls, CORPUS, config, fetcher, ledger)
+    table = link_articles(urls, CORPUS, config, fetcher, ledger, archive=archive, flagged=flagged)
     assert table.schema == GDELT_ARTICLE_SCHEMA
-    ledger.check_balance()
+    ledger.check_balance()  # every distinct URL is a row or one reject
     return table, ledger
 
 
@@ -163,40 +240,113 @@ def test_linking_by_canonical_url_and_cleaning() -> None:
     assert [row["url"] for row in rows] == ["http://herald.example/water-deal"]
     assert rows[0]["article_id"] == content_id(canonical_url("https://www.herald.example/water-deal"), NORMAL)
     assert rows[0]["origin"] == "ccnews" and rows[0]["text"] == NORMAL
-    assert rows[0]["word_count"] == len(NORMAL.split())
+    assert rows[0]["word_count"] == len(NORMAL.split()) and rows[0]["paragraphs_dropped"] == 0
     assert (ledger.items_in, ledger.items_out) == (4, 1)
     by_source = {reject.source: (reject.reason, reject.id) for reject in ledger.rejects}
     assert by_source == {
-        "https://herald.example/spam": ("char_repetition", content_id("https://herald.example/spam")),
+        # one line of one sentence cycling: the paragraph pass drops it, nothing is left
+        "https://herald.example/spam": ("no_paragraph_kept", content_id("https://herald.example/spam")),
+        # 6 words: enough for a paragraph (5), too few for an article (50)
         "https://herald.example/short": ("too_few_words", content_id("https://herald.example/short")),
         "https://elsewhere.example/missing": (
-            "not_in_corpus",
+            "no_text_found",
             content_id("https://elsewhere.example/missing"),
         ),
     }
     assert ledger.extra["linked_by"] == {"ccnews": 3}
+    # paragraphs: NORMAL 3 + REPETITIVE 1 + SHORT 1; dropped: REPETITIVE's line (char 10-grams)
+    assert ledger.extra["paragraphs_read"] == 5
+    assert ledger.extra["paragraphs_dropped"] == {"char_repetition": 1}
 
 
-def test_fetching_a_missing_url(server: FixtureServer, sleep: SleepRecorder) -> None:
-    paragraphs = "".join(f"<p>{paragraph}</p>" for paragraph in NORMAL.split("\n"))
-    page = f"<html><head><title>Water deal</title></head><body><article><h1>Water deal</h1>{paragraphs}</article></body></html>"
-    url = canonical_url(put(server, "/world/water.html", page.encode()))
-    gone = canonical_url(server.url("/world/gone.html"))
-    config = GdeltArticlesConfig(fetch=True, retries=1, timeout_s=5.0)
+def test_sources_are_tried_corpus_then_archive_then_fetch(
+    tmp_path: Path, server: FixtureServer, sleep: SleepRecorder
+) -> None:
+    put(server, "/robots.txt", b"User-agent: *\nDisallow: /private/\n")
+    in_corpus = "https://herald.example/water-deal"
+    archived = canonical_url(put(server, "/archived.html", ARTICLE_PAGE))
+    live = canonical_url(put(server, "/live.html", ARTICLE_PAGE))
+    server.fail("/live.html", status=503, times=1)  # one retry, then the page
+    archived_404 = canonical_url(put(server, "/moved.html", ARTICLE_PAGE))  # the live page is fine
+    dead = canonical_url(server.url("/dead.html"))  # archived 404, and 404 live too
+    private = canonical_url(put(server, "/private/memo.html", ARTICLE_PAGE))
+    archive = archive_of(
+        tmp_path,
+        [
+            (in_corpus, html_page("Archived copy of a corpus article", NORMAL.split("\n")), "200 OK"),
+            (archived, ARTICLE_PAGE, "200 OK"),
+            (archived_404, b"<html>Not here</html>", "404 Not Found"),
+            (dead, b"<html>Not here</html>", "404 Not Found"),
+        ],
+    )
+    config = GdeltArticlesConfig(fetch=True, retries=2, timeout_s=5.0)
+    urls = [in_corpus, archived, live, archived_404, dead, private]
     with Fetcher(config.news_config(), sleep=sleep) as fetcher:
-        table, ledger = link([url, gone], config, fetcher)
-    rows = table.to_pylist()
-    assert [(row["url"], row["origin"]) for row in rows] == [(url, "fetched")]
-    assert rows[0]["article_id"] == content_id(url, rows[0]["text"])
-    assert "upstream dam" in rows[0]["text"]
-    assert [(reject.reason, reject.source) for reject in ledger.rejects] == [("fetch_failed", gone)]
+        table, ledger = link(urls, config, fetcher, archive)
+    origins = {row["url"]: row["origin"] for row in table.to_pylist()}
+    assert origins == {in_corpus: "ccnews", archived: "archive", live: "fetched", archived_404: "fetched"}
+    assert server.count("/archived.html") == 0  # the archive had it: never fetched
+    assert server.count("/live.html") == 2 and len(sleep.calls) == 1  # a 503, a backoff, then 200
+    assert server.count("/private/memo.html") == 0 and server.count("/robots.txt") == 1
+    rejects = {reject.source: (reject.reason, reject.detail) for reject in ledger.rejects}
+    assert rejects[private][0] == "robots_disallowed"
+    assert rejects[dead][0] == "fetch_failed"
+    assert "archived copy: http_status" in rejects[dead][1]  # both sources' failures are told
+    assert (ledger.items_in, ledger.items_out, ledger.rejected) == (6, 4, 2)
+    assert ledger.extra["linked_by"] == {"ccnews": 1, "archive": 1, "fetched": 2}
+    row = next(row for row in table.to_pylist() if row["origin"] == "archive")
+    # the archived page's title line (5 words) and the share bar (special characters) are paragraphs;
+    # the share bar is dropped
+    assert row["paragraphs_dropped"] == 1 and "Share:" not in row["text"]
+    assert row["article_id"] == content_id(archived, archive_text(archive, archived))
 
 
-def test_fetch_off_never_touches_the_network(server: FixtureServer) -> None:
-    url = canonical_url(put(server, "/world/water.html", b"<html></html>"))
-    _table, ledger = link([url], GdeltArticlesConfig(fetch=False))
-    assert [reject.reason for reject in ledger.rejects] == ["not_in_corpus"]
-    assert server.requests() == []
+def archive_text(archive: PageArchive, url: str) -> str:
+    page = archive.find(url)
+    assert isinstance(page, ArchivedPage)
+    return page.text
+
+
+def test_without_fetching_an_archive_problem_is_the_reject_reason(
+    tmp_path: Path, server: FixtureServer
+) -> None:
+    gone = canonical_url(put(server, "/gone.html", ARTICLE_PAGE))
+    archive = archive_of(tmp_path, [(gone, b"<html>Not here</html>", "404 Not Found")])
+    nowhere = "https://elsewhere.example/missing"
+    _table, ledger = link([gone, nowhere], GdeltArticlesConfig(fetch=False), archive=archive)
+    assert [(reject.source, reject.reason) for reject in ledger.rejects] == [
+        (gone, "http_status"),
+        (nowhere, "no_text_found"),
+    ]
+    assert "nor the page archives" in ledger.rejects[1].detail
+    assert server.requests() == []  # fetch off: the network is never touched
+
+
+def test_replacing_the_flagged_words_list_changes_the_result(tmp_path: Path) -> None:
+    # "dam" appears once in NORMAL's 88 words (27 + 29 + 23 + 9): 1/88 = 0.0114 > 0.01 once "dam" is a
+    # flagged word, while its paragraph (1 in 29 words, 0.034) stays under the paragraph limit 0.05.
+    url = "https://herald.example/water-deal"
+    assert NORMAL.split().count("dam") == 1 and len(NORMAL.split()) == 88
+    bundled = GdeltArticlesConfig()
+    flagged, _archive = load_config_lists(bundled, [url])
+    table, _ledger = link([url], bundled, flagged=flagged)
+    assert table.num_rows == 1
+    words = tmp_path / "my_words.txt"
+    words.write_text("# our own list\ndam\n", encoding="utf-8")
+    own = GdeltArticlesConfig(flagged_words=str(words))
+    flagged, _archive = load_config_lists(own, [url])
+    assert flagged == frozenset({"dam"})
+    table, ledger = link([url], own, flagged=flagged)
+    assert table.num_rows == 0
+    assert [(reject.reason, reject.detail) for reject in ledger.rejects] == [
+        ("flagged_words", "flagged-word ratio 0.011 > 0.01 after dropping 0 of 3 paragraphs")
+    ]
+
+
+def test_fetch_enabled_without_a_fetcher_opens_its_own(server: FixtureServer) -> None:
+    url = canonical_url(put(server, "/world/water.html", ARTICLE_PAGE))
+    table, _ledger = link([url], GdeltArticlesConfig(fetch=True, retries=0, timeout_s=5.0))
+    assert table.column("origin").to_pylist() == ["fetched"]
 
 
 def clean_event(event_id: int, url: str) -> dict[str, Any]:
@@ -225,9 +375,11 @@ def clean_event(event_id: int, url: str) -> dict[str, Any]:
 def test_stage_is_byte_identical_on_rerun(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from stages import gdelt_articles
 
+    archive_of(tmp_path, [("https://archive.example/story", ARTICLE_PAGE, "200 OK")])
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["months"] = ["2025-05"]
     params["gdelt_articles"]["fetch"] = False
+    params["gdelt_articles"]["page_archives"] = ["pages"]
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     write_parquet(CORPUS, tmp_path / "data/articles/2025-05.parquet")
     events = [
@@ -235,6 +387,7 @@ def test_stage_is_byte_identical_on_rerun(tmp_path: Path, monkeypatch: pytest.Mo
         clean_event(2, "https://herald.example/spam"),
         clean_event(3, "https://herald.example/water-deal"),
         clean_event(4, "https://nowhere.example/x"),
+        clean_event(5, "https://archive.example/story"),
     ]
     write_parquet(table_from_rows(events, CLEAN_EVENT_SCHEMA), tmp_path / "data/gdelt/clean/events.parquet")
     monkeypatch.chdir(tmp_path)
@@ -249,12 +402,19 @@ def test_stage_is_byte_identical_on_rerun(tmp_path: Path, monkeypatch: pytest.Mo
 
     assert build() == build()
     metrics = read_json(tmp_path / "reports/metrics/gdelt_articles.json")
-    assert (metrics["items_in"], metrics["items_out"], metrics["linked"]) == (3, 1, 2)
-    assert metrics["rejected_by_reason"] == {"char_repetition": 1, "not_in_corpus": 1}
-    assert metrics["not_in_corpus"] == 1
+    # 4 distinct URLs: water-deal (corpus, kept), story (archive, kept), spam (corpus, dropped), x (none)
+    assert (metrics["items_in"], metrics["items_out"], metrics["linked"]) == (4, 2, 3)
+    assert metrics["items_in"] == metrics["items_out"] + metrics["rejected"]
+    assert metrics["linked_by"] == {"ccnews": 2, "archive": 1, "fetched": 0}
+    assert metrics["rejected_by_reason"] == {"no_paragraph_kept": 1, "no_text_found": 1}
+    assert metrics["no_text_found"] == 1
     assert metrics["cleaned_out"] == {
+        "no_paragraph_kept": 1,
         "too_few_words": 0,
-        "char_repetition": 1,
+        "char_repetition": 0,
         "word_repetition": 0,
         "special_chars": 0,
+        "flagged_words": 0,
     }
+    assert (metrics["archive_files"], metrics["archive_duplicate_records"]) == (1, 0)
+    assert metrics["flagged_words"] == len(load_flagged_words(BUNDLED_FLAGGED_WORDS))

@@ -68,3 +68,8 @@ def urls(prefix: str, count: int) -> list[str]:
 
 def table(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=QUAD_SCHEMA)
+
+
+def every_url(rows: list[dict[str, Any]]) -> frozenset[str]:
+    """All source URLs of ``rows``: the texts set of a corpus where every article's text survived cleaning."""
+    return frozenset(url for row in rows for url in row["urls"])

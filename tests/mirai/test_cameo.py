@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import csv
+import fnmatch
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from almanac.mirai.cameo import (
+    CAMEO_CODES,
+    CAMEO_TABLE_FILE,
     QUAD_MAPPINGS,
     ROOT_CODES,
     ROOT_NAMES,
+    SECOND_LEVEL_CODES,
+    _read_table,
     binary_class,
+    is_cameo_code,
     is_relation_code,
     is_root_code,
     load_codebook,
@@ -21,6 +28,7 @@ from almanac.mirai.cameo import (
 )
 
 REALDATA = Path(__file__).resolve().parents[3] / "shared" / "realdata" / "gdelt"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("code", ["010", "042", "190", "204"])
@@ -104,8 +112,9 @@ def test_codebook_reader_keeps_roots_and_second_level_codes(tmp_path: Path) -> N
     assert load_codebook(path) == {"04": "TALK", "040": "Talk, generic", "042": "Go and see"}
     names = load_codebook(path)
     assert relation_name("042", names) == "Go and see"
-    assert relation_name("043", names) == "consultation or meeting (043)"  # falls back to the root's name
-    assert relation_name("19") == ROOT_NAMES["19"]
+    # not in the user's codebook: the shipped table's label
+    assert relation_name("043", names) == CAMEO_CODES["043"] != ""
+    assert relation_name("19") == ROOT_NAMES["19"] == CAMEO_CODES["19"]
 
 
 def test_codebook_without_codes_is_an_error(tmp_path: Path) -> None:
@@ -146,3 +155,70 @@ def test_real_export_quad_class_matches_gdelt_mapping() -> None:
                 mismatches.append((line_number, root, quad))
     assert mismatches == []
     assert checked == 2116 and roots_seen == set(ROOT_CODES)
+
+
+# Second-level codes per root in CAMEO 1.1b3 (the codebook's numbering: 010-019, 020-028, ...), counted
+# from its tables (e.g. 11: 110-116, 19: 190-196, 20: 200-204):
+# 10 + 9 + 10 + 7 + 8 + 5 + 6 + 8 + 5 + 9 = 77; 7 + 10 + 10 + 6 + 6 + 7 + 7 + 7 + 7 + 5 = 72; 77 + 72 = 149
+PER_ROOT = {
+    "01": 10, "02": 9, "03": 10, "04": 7, "05": 8, "06": 5, "07": 6, "08": 8, "09": 5, "10": 9,
+    "11": 7, "12": 10, "13": 10, "14": 6, "15": 6, "16": 7, "17": 7, "18": 7, "19": 7, "20": 5,
+}  # fmt: skip
+
+
+def test_shipped_table_has_the_20_roots_and_149_second_level_codes() -> None:
+    assert sum(PER_ROOT.values()) == 149
+    assert [code for code in CAMEO_CODES if len(code) == 2] == list(ROOT_CODES)
+    assert len(SECOND_LEVEL_CODES) == 149 and len(CAMEO_CODES) == 169
+    counts = {root: sum(code[:2] == root for code in SECOND_LEVEL_CODES) for root in ROOT_CODES}
+    assert counts == PER_ROOT
+    # each root's codes run from <root>0 without gaps (010..019, 020..028, ...)
+    for root, n in PER_ROOT.items():
+        assert {code for code in SECOND_LEVEL_CODES if code[:2] == root} == {f"{root}{i}" for i in range(n)}
+    assert all(label.strip() == label and label for label in CAMEO_CODES.values())
+
+
+@pytest.mark.parametrize(
+    ("code", "exists"),
+    [("042", True), ("106", True), ("155", True), ("176", True), ("204", True), ("049", False),
+     ("109", False), ("205", False), ("0421", False), ("04", False), (42, False), (None, False)],
+)  # fmt: skip
+def test_is_cameo_code(code: object, exists: bool) -> None:
+    assert is_cameo_code(code) is exists
+
+
+def test_real_codebook_lists_the_same_codes_when_present() -> None:
+    path = REALDATA / "CAMEO.eventcodes.txt"
+    if not path.exists():
+        pytest.skip(f"{path} not found (shared realdata folder missing)")
+    names = load_codebook(path)
+    real = {code for code in names if len(code) == 3}
+    # The real file loses 106 (its line is glued to 1056's: "...engagement106:[-5.0] Demand withdrawal")
+    # and predates the two cyber codes of CAMEO 1.1b3, 155 and 176. Otherwise the same 146 codes.
+    assert len(real) == 146
+    assert SECOND_LEVEL_CODES - real == {"106", "155", "176"} and real <= SECOND_LEVEL_CODES
+    assert "106:" in path.read_text(encoding="utf-8-sig")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("01\tx\n0421\tthird level\n", "not a 'code<TAB>label' line"),
+        ("01\tx\n210\tno root 21\n", "not a 'code<TAB>label' line"),
+        ("01\tx\n010\n", "not a 'code<TAB>label' line"),  # no label
+        ("01\tx\n010\ta\n010\tb\n", "not a 'code<TAB>label' line"),  # repeated
+        ("# only a comment\n01\tx\n", "roots missing"),
+    ],
+)
+def test_table_reader_rejects_bad_lines(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _read_table(text, "test.tsv")
+
+
+def test_table_ships_with_the_package() -> None:
+    # The wheel and sdist carry only what package-data names (the dev setup installs in editable mode,
+    # where the file is read from the source tree, so a missing entry would only show in a real install).
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["almanac.mirai"]
+    assert any(fnmatch.fnmatch(CAMEO_TABLE_FILE, pattern) for pattern in patterns)
+    assert (REPO / "almanac" / "mirai" / CAMEO_TABLE_FILE).is_file()

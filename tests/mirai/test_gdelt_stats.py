@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from almanac.core.io import write_parquet
+from almanac.mirai.cameo import CAMEO_CODES
 from almanac.stats.gdelt import gdelt_statistics, gdelt_stats_markdown, plot_series
 from tests.mirai.quads import REGIONS, quad, table, urls
 
@@ -135,7 +136,8 @@ def test_relation_and_class_distributions_by_hand(tmp_path: Path) -> None:
     assert [r["relation"] for r in stats["top_relations"]] == ["042", "051", "141", "173", "190"]
     markdown = gdelt_stats_markdown(stats, {"042": "Pay a visit"})
     assert "| 042 | Pay a visit | 1 |" in markdown
-    assert "| 190 | armed fighting (190) | 1 |" in markdown
+    # 190 is not in the user's codebook: its label comes from the shipped CAMEO table
+    assert f"| 190 | {CAMEO_CODES['190']} | 1 |" in markdown
     assert "| total | 12 | 7 | 5 | 7 | 4 | 6 | 3 | 3 | 1.67 |" in markdown
     csvs = plot_series(stats)
     assert csvs["mirai_regions.csv"].splitlines()[:2] == [
@@ -177,17 +179,32 @@ def test_stages_end_to_end(tmp_path: Path) -> None:
         for s, o in (("USA", "CHN"), ("FRA", "DEU"))
     ] + [quad("2025-06-01", "USA", "042", "CHN", 150, urls("june", 6))]  # next month: not in May's split
     write_parquet(table(rows), tmp_path / "data/gdelt/clean/quads.parquet")
+    # The paper recipe (the default) counts only articles whose cleaned text survived: every event keeps
+    # 6 of 6 except FRA->DEU on May 31, which keeps 4 of 6 (< 5) and is rejected event_too_few_articles.
+    lost = {"https://news.example/31FRA/4", "https://news.example/31FRA/5"}
+    texts = [url for row in rows for url in row["urls"] if url not in lost]
+    write_parquet(pa.table({"url": texts}), tmp_path / "data/gdelt/articles.parquet")
     for month in MONTHS:
         result = _run("stages.relation_split", tmp_path, "--month", month)
         assert result.returncode == 0, result.stderr
     may = json.loads((tmp_path / "reports/metrics/relation_split/2025-05.json").read_text())
-    assert (may["groups"], may["candidates"], may["sampled"], may["items_in"]) == (6, 6, 2, 6)
-    assert may["rejected_by_reason"] == {"not_sampled": 4}
+    assert (may["groups"], may["candidates"], may["sampled"], may["items_in"]) == (6, 5, 2, 6)
+    assert may["recipe"] == "paper"
+    assert may["rejected_by_reason"] == {"event_too_few_articles": 1, "not_sampled": 3}
     april = json.loads((tmp_path / "reports/metrics/relation_split/2025-04.json").read_text())
     assert april["groups"] == 0 and april["sampled"] == 0 and april["took_all_candidates"]
     first = (tmp_path / "data/mirai/queries/2025-05.parquet").read_bytes()
     assert _run("stages.relation_split", tmp_path, "--month", "2025-05").returncode == 0
     assert (tmp_path / "data/mirai/queries/2025-05.parquet").read_bytes() == first
+    # relaxed: the same six day-pairs all pass on their URLs, whatever text survived.
+    (tmp_path / "params.yaml").write_text(PARAMS + "mirai: {recipe: relaxed}\n")
+    assert _run("stages.relation_split", tmp_path, "--month", "2025-05").returncode == 0
+    relaxed = json.loads((tmp_path / "reports/metrics/relation_split/2025-05.json").read_text())
+    assert (relaxed["recipe"], relaxed["candidates"], relaxed["rejected_by_reason"]) == (
+        "relaxed",
+        6,
+        {"not_sampled": 4},
+    )
     result = _run("stages.gdelt_stats", tmp_path)
     assert result.returncode == 0, result.stderr
     stats = json.loads((tmp_path / "reports/metrics/gdelt_stats.json").read_text())

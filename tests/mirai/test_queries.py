@@ -1,10 +1,15 @@
-"""relation_split on hand-built quads: month boundaries, group thresholds, answers, determinism."""
+"""relation_split on hand-built quads: month boundaries, recipes' thresholds, answers, accounting, determinism.
+
+Unless a test says otherwise it runs the default ``paper`` recipe on a corpus where every URL's article
+text survived cleaning (``every_url``), so the article threshold counts every URL.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -12,6 +17,7 @@ import pytest
 from almanac.core.ids import content_id
 from almanac.core.io import write_parquet
 from almanac.core.params import parse_section
+from almanac.core.rejects import StageLedger
 from almanac.mirai.queries import (
     QUERY_SCHEMA,
     BalanceWeights,
@@ -21,14 +27,23 @@ from almanac.mirai.queries import (
     month_window,
     read_quads,
 )
-from tests.mirai.quads import REGIONS, quad, table, urls
+from almanac.mirai.recipe import PAPER, RELAXED, rules_of
+from tests.mirai.quads import REGIONS, every_url, quad, table, urls
 
 # thresholds small enough to write groups by hand
 CONFIG = RelationSplitConfig(min_daily_mentions=100, min_articles=5, queries_per_month=100, seed=7)
 
 
-def _strong(day: str, subject: str = "USA", obj: str = "CHN", relation: str = "042") -> dict[str, object]:
+def _strong(day: str, subject: str = "USA", obj: str = "CHN", relation: str = "042") -> dict[str, Any]:
+    """One event that passes both recipes: 120 >= 100 mentions, 5 >= 5 URLs (all with text)."""
     return quad(day, subject, relation, obj, 120, urls(f"{day}{subject}{obj}", 5))
+
+
+def _build(
+    rows: list[dict[str, Any]], month: str = "2025-05", config: RelationSplitConfig = CONFIG
+) -> tuple[pa.Table, StageLedger]:
+    """The paper recipe with every URL's text surviving."""
+    return build_month(table(rows), month, config, REGIONS, recipe=PAPER, texts=every_url(rows))
 
 
 @pytest.mark.parametrize(
@@ -55,43 +70,54 @@ def test_month_window_is_first_to_last_calendar_day(month: str, last: int) -> No
 def test_events_on_the_first_and_last_day_are_in_the_days_around_are_out(
     month: str, inside: list[str], outside: list[str]
 ) -> None:
-    quads = table([_strong(day) for day in inside + outside])
-    queries, ledger = build_month(quads, month, CONFIG, REGIONS)
+    queries, ledger = _build([_strong(day) for day in inside + outside], month)
     assert sorted(d.isoformat() for d in queries.column("date").to_pylist()) == inside
     assert ledger.extra["quads_in_month"] == 2 and ledger.extra["groups"] == 2
 
 
-def test_query_row_answers_and_horizons() -> None:
+def _day_pair() -> tuple[list[dict[str, Any]], frozenset[str]]:
+    """USA->CHN on 2025-05-12: one test event (042) among four, plus the reverse direction."""
     day = "2025-05-12"
-    quads = table(
-        [
-            quad(day, "USA", "190", "CHN", 50, ["https://a.example/1", "https://a.example/2"]),
-            quad(day, "USA", "042", "CHN", 70, ["https://a.example/2", "https://a.example/3"]),
-            quad(day, "USA", "036", "CHN", 55, ["https://a.example/4"]),
-            quad(day, "USA", "043", "CHN", 60, ["https://a.example/5", "https://a.example/1"]),
-            quad(day, "CHN", "042", "USA", 500, urls("reverse", 9)),  # the other direction: its own query
-        ]
-    )
-    queries, _ = build_month(quads, "2025-05", CONFIG, REGIONS)
+    a = [f"https://a.example/{i}" for i in range(9)]  # a[1] .. a[8] are used
+    rows = [
+        quad(day, "USA", "190", "CHN", 50, [a[1], a[2]]),
+        quad(day, "USA", "042", "CHN", 150, [a[2], a[3], a[4], a[5], a[6]]),
+        quad(day, "USA", "036", "CHN", 55, [a[7]]),
+        quad(day, "USA", "043", "CHN", 60, [a[8], a[1]]),
+        quad(day, "CHN", "042", "USA", 500, urls("reverse", 9)),  # the other direction: its own query
+    ]
+    # a[1] and a[7] lost their text in cleaning; every other URL kept it
+    texts = frozenset(every_url(rows) - {a[1], a[7]})
+    return rows, texts
+
+
+def test_query_row_answers_and_horizons() -> None:
+    rows, texts = _day_pair()
+    queries, _ = build_month(table(rows), "2025-05", CONFIG, REGIONS, texts=texts)  # paper is the default
     assert queries.schema == QUERY_SCHEMA
-    rows = {row["query"]: row for row in queries.to_pylist()}
-    assert set(rows) == {"(2025-05-12, USA, ?, CHN)", "(2025-05-12, CHN, ?, USA)"}
-    row = rows["(2025-05-12, USA, ?, CHN)"]
+    by_query = {row["query"]: row for row in queries.to_pylist()}
+    assert set(by_query) == {"(2025-05-12, USA, ?, CHN)", "(2025-05-12, CHN, ?, USA)"}
+    row = by_query["(2025-05-12, USA, ?, CHN)"]
     assert row["query_id"] == content_id("2025-05-12", "USA", "CHN")
     assert row["month"] == "2025-05" and row["date"] == date(2025, 5, 12)
+    assert row["recipe"] == "paper"
     assert row["date_text"] == "May 12, 2025"
     assert (row["subject"], row["object"]) == ("USA", "CHN")
     assert (row["subject_region"], row["object_region"]) == ("Northern America", "Eastern Asia")
+    # the answers are every relation of the day-pair, not only the one event that passed the thresholds
     assert row["answers"] == ["036", "042", "043", "190"]
+    assert row["test_relations"] == ["042"]  # the only event with >= 100 mentions (150) and 5 texts
+    assert set(row["test_relations"]) <= set(row["answers"])
     assert row["answers_by_root"] == [
         {"root": "03", "relations": ["036"]},
         {"root": "04", "relations": ["042", "043"]},
         {"root": "19", "relations": ["190"]},
     ]
     assert row["answer_roots"] == ["03", "04", "19"]
-    assert row["num_daily_mentions"] == 50 + 70 + 55 + 60
-    assert row["n_articles"] == 5  # a.example/1..5, two of them shared between quads
-    assert row["urls"] == [f"https://a.example/{i}" for i in range(1, 6)]
+    assert row["num_daily_mentions"] == 50 + 150 + 55 + 60
+    assert row["n_articles"] == 8  # a.example/1..8, a/1 and a/2 each shared by two quads
+    assert row["n_text_articles"] == 6  # a/1 and a/7 have no surviving text: 8 - 2
+    assert row["urls"] == [f"https://a.example/{i}" for i in range(1, 9)]
     # May 12 - 30 days = April 12; - 90 days = February 11 (12 + 30 + 31 + 17)
     assert row["horizons"] == [
         {"days": 1, "last_history_date": date(2025, 5, 11)},
@@ -102,42 +128,194 @@ def test_query_row_answers_and_horizons() -> None:
     assert queries.column("query_id").to_pylist() == sorted(queries.column("query_id").to_pylist())
 
 
+def test_relaxed_query_row_tests_every_relation_and_counts_urls() -> None:
+    rows, _ = _day_pair()
+    # the stage hands relaxed no texts: articles are source URLs, fetched or not
+    queries, ledger = build_month(table(rows), "2025-05", CONFIG, REGIONS, recipe=RELAXED)
+    row = next(r for r in queries.to_pylist() if r["query"] == "(2025-05-12, USA, ?, CHN)")
+    assert row["recipe"] == "relaxed"
+    assert row["answers"] == row["test_relations"] == ["036", "042", "043", "190"]
+    assert (row["n_articles"], row["n_text_articles"]) == (8, 0)
+    assert ledger.extra["thresholds"]["applied_to"] == "group"
+    assert ledger.extra["thresholds"]["articles_counted"] == "source URLs"
+
+
+def test_unknown_recipe_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown MIRAI recipe 'strict'"):
+        build_month(table([_strong("2025-05-01")]), "2025-05", CONFIG, REGIONS, recipe="strict")
+
+
 def test_date_text_has_no_leading_zero() -> None:
     assert date_text(date(2025, 6, 3)) == "June 3, 2025"
 
 
-def test_thresholds_apply_to_the_group() -> None:
+def _threshold_edges() -> list[dict[str, Any]]:
     day = "2025-05-02"
-    quads = table(
-        [
-            # FRA->DEU: 60 + 50 = 110 mentions, 3 + 3 URLs sharing one = 5 articles; no quad alone has
-            # 100 mentions or 5 articles, the group has both -> a candidate
-            quad(day, "FRA", "042", "DEU", 60, ["u/1", "u/2", "u/3"]),
-            quad(day, "FRA", "057", "DEU", 50, ["u/3", "u/4", "u/5"]),
-            # RUS->UKR: 99 mentions -> too_few_mentions (even with many articles)
-            quad(day, "RUS", "190", "UKR", 99, urls("r", 20)),
-            # EGY->NGA: exactly 100 mentions but 4 articles -> too_few_articles
-            quad(day, "EGY", "042", "NGA", 100, urls("e", 4)),
-            # BRA->AUS: exactly 100 and exactly 5 -> a candidate (both thresholds are >=)
-            quad(day, "BRA", "036", "AUS", 100, urls("b", 5)),
-        ]
-    )
-    queries, ledger = build_month(quads, "2025-05", CONFIG, REGIONS)
+    return [
+        # FRA->DEU: 60 + 50 = 110 mentions, 3 + 3 URLs sharing one = 5 articles; no quad alone has
+        # 100 mentions or 5 articles, the group has both
+        quad(day, "FRA", "042", "DEU", 60, ["u/1", "u/2", "u/3"]),
+        quad(day, "FRA", "057", "DEU", 50, ["u/3", "u/4", "u/5"]),
+        # RUS->UKR: 99 mentions (even with 20 articles)
+        quad(day, "RUS", "190", "UKR", 99, urls("r", 20)),
+        # EGY->NGA: exactly 100 mentions but 4 articles
+        quad(day, "EGY", "042", "NGA", 100, urls("e", 4)),
+        # BRA->AUS: exactly 100 and exactly 5 -> a query under both recipes (both thresholds are >=)
+        quad(day, "BRA", "036", "AUS", 100, urls("b", 5)),
+    ]
+
+
+def _reasons(ledger: StageLedger) -> dict[str, str]:
+    """Subject country -> reject reason (details start with the label "(date, SUBJECT, ?, OBJECT)")."""
+    return {r.detail.split(" ")[1].rstrip(","): r.reason for r in ledger.rejects}
+
+
+def test_relaxed_thresholds_apply_to_the_group() -> None:
+    queries, ledger = build_month(table(_threshold_edges()), "2025-05", CONFIG, REGIONS, recipe=RELAXED)
     assert sorted(queries.column("query").to_pylist()) == [
         "(2025-05-02, BRA, ?, AUS)",
         "(2025-05-02, FRA, ?, DEU)",
     ]
-    reasons = {r.detail.split(" ")[1].rstrip(","): r.reason for r in ledger.rejects}
-    assert reasons == {"RUS": "too_few_mentions", "EGY": "too_few_articles"}
+    assert _reasons(ledger) == {"RUS": "group_too_few_mentions", "EGY": "group_too_few_urls"}
     metrics = ledger.metrics(0.0)
     assert metrics["items_in"] == 4 and metrics["items_out"] == 2
-    assert metrics["rejected_by_reason"] == {"too_few_articles": 1, "too_few_mentions": 1}
+    assert metrics["rejected_by_reason"] == {"group_too_few_mentions": 1, "group_too_few_urls": 1}
     assert metrics["thresholds"]["applied_to"] == "group"
 
 
+def test_paper_thresholds_apply_to_each_event() -> None:
+    queries, ledger = _build(_threshold_edges())
+    # FRA->DEU's group sum (110 mentions, 5 URLs) no longer helps: neither event has 100 mentions alone
+    assert queries.column("query").to_pylist() == ["(2025-05-02, BRA, ?, AUS)"]
+    assert _reasons(ledger) == {
+        "FRA": "event_too_few_mentions",
+        "RUS": "event_too_few_mentions",
+        "EGY": "event_too_few_articles",
+    }
+    metrics = ledger.metrics(0.0)
+    assert metrics["items_in"] == 4 and metrics["items_out"] == 1
+    assert metrics["rejected_by_reason"] == {"event_too_few_articles": 1, "event_too_few_mentions": 2}
+    assert metrics["thresholds"] == {
+        "applied_to": "event",
+        "min_daily_mentions": 100,
+        "min_articles": 5,
+        "articles_counted": "cleaned text survived",
+    }
+
+
+def _accounting_month() -> list[dict[str, Any]]:
+    """Seven day-pairs and one malformed quad; what each recipe does with them is worked out per test."""
+    return [
+        # G1 USA->CHN: 042 passes both (150, 5); 190 has 60 mentions -> a paper query testing 042 only
+        quad("2025-05-01", "USA", "042", "CHN", 150, urls("g1", 5)),
+        quad("2025-05-01", "USA", "190", "CHN", 60, urls("g1b", 2)),
+        # G2 FRA->DEU: 60 + 60 = 120 mentions, 3 + 3 URLs: relaxed only
+        quad("2025-05-01", "FRA", "042", "DEU", 60, urls("g2", 3)),
+        quad("2025-05-01", "FRA", "057", "DEU", 60, urls("g2b", 3)),
+        # G3 RUS->UKR: 150 mentions, 5 URLs of which 4 with text (paper); relaxed counts 5 URLs
+        quad("2025-05-01", "RUS", "190", "UKR", 150, urls("g3", 5)),
+        # G4 EGY->NGA: 042 passes (150, 5); 057 is loud (120) but has 3 articles -> tests 042 only
+        quad("2025-05-02", "EGY", "042", "NGA", 150, urls("g4", 5)),
+        quad("2025-05-02", "EGY", "057", "NGA", 120, urls("g4b", 3)),
+        # G5 BRA->AUS: 200 mentions, 6 URLs: a query under both
+        quad("2025-05-03", "BRA", "036", "AUS", 200, urls("g5", 6)),
+        # G6 JPN->CAN: 80 mentions (10 URLs): no query under either
+        quad("2025-05-02", "JPN", "043", "CAN", 80, urls("g6", 10)),
+        # G7 CAN->JPN: 100 + 30 = 130 mentions but 3 + 1 = 4 URLs: no query under either
+        quad("2025-05-03", "CAN", "042", "JPN", 100, urls("g7", 3)),
+        quad("2025-05-03", "CAN", "057", "JPN", 30, urls("g7b", 1)),
+        # malformed: "42" is not a second-level code
+        quad("2025-05-03", "USA", "42", "JPN", 500, urls("bad", 9), quad_id="bad-code"),
+    ]
+
+
+def _step(rule: str, unit: str, events: int, queries: int, left: int) -> dict[str, Any]:
+    return {
+        "rule": rule,
+        "unit": unit,
+        "events_removed": events,
+        "queries_removed": queries,
+        "queries_left": left,
+    }
+
+
+def test_paper_steps_add_up() -> None:
+    rows = _accounting_month()
+    texts = every_url(rows) - {"https://news.example/g3/4"}  # G3: 4 of its 5 URLs kept their text
+    config = replace(CONFIG, queries_per_month=2)
+    queries, ledger = build_month(table(rows), "2025-05", config, REGIONS, texts=texts)
+    # 11 valid events in 7 groups.
+    # mentions: G1's 190, G2's two, G6's one, G7's 057 = 5 events; G2 and G6 lose every event: 7 - 2 = 5 left
+    # articles: G3's one (4 texts), G4's 057 (3), G7's 042 (3) = 3 events; G3 and G7 go: 5 - 2 = 3 left
+    # test events: G1 042, G4 042, G5 036 = 3 (5 + 3 + 3 = 11); sampling 2 of 3 drops 1 query of 1 event
+    assert ledger.extra["rules"] == [
+        _step("invalid_quad", "event", 1, 0, 7),
+        _step("event_too_few_mentions", "event", 5, 2, 5),
+        _step("event_too_few_articles", "event", 3, 2, 3),
+        _step("not_sampled", "group", 1, 1, 2),
+    ]
+    assert [step["rule"] for step in ledger.extra["rules"]] == [rule.reason for rule in rules_of(PAPER)]
+    assert ledger.extra["test_events"] == 3 and ledger.extra["candidates"] == 3
+    metrics = ledger.metrics(0.0)  # checks items_in == items_out + rejected itself; restated here
+    assert metrics["items_in"] == 7 + 1 == metrics["items_out"] + metrics["rejected"]
+    assert metrics["items_out"] == queries.num_rows == 2
+    assert metrics["rejected_by_reason"] == {
+        "event_too_few_articles": 2,
+        "event_too_few_mentions": 2,
+        "invalid_quad": 1,
+        "not_sampled": 1,
+    }
+    assert all(row["test_relations"] == ["042"] or row["subject"] == "BRA" for row in queries.to_pylist())
+    details = {r.detail.split(" ")[1].rstrip(","): r.detail for r in ledger.rejects if r.id != "bad-code"}
+    assert "042: 60, 057: 60" in details["FRA"] and ">= 100 daily mentions" in details["FRA"]
+    assert "190: 4 of 5 URLs" in details["RUS"]
+    assert "042: 3 of 3 URLs" in details["CAN"]
+
+
+def test_relaxed_steps_add_up() -> None:
+    rows = _accounting_month()
+    config = replace(CONFIG, queries_per_month=2)
+    queries, ledger = build_month(table(rows), "2025-05", config, REGIONS, recipe=RELAXED)
+    # mentions: G6 (80) goes with its 1 event; URLs: G7 (4 URLs) goes with its 2 events; 5 groups of
+    # 2 + 2 + 1 + 2 + 1 = 8 events remain (1 + 2 + 8 = 11), and 3 of the 5 are not sampled
+    steps = ledger.extra["rules"]
+    assert steps[:3] == [
+        _step("invalid_quad", "event", 1, 0, 7),
+        _step("group_too_few_mentions", "group", 1, 1, 6),
+        _step("group_too_few_urls", "group", 2, 1, 5),
+    ]
+    assert [step["rule"] for step in steps] == [rule.reason for rule in rules_of(RELAXED)]
+    assert steps[3]["queries_removed"] == 3 and steps[3]["queries_left"] == 2
+    # whichever groups were sampled, their events and the unsampled ones' make up the 8
+    sampled_events = sum(len(row["test_relations"]) for row in queries.to_pylist())
+    assert sampled_events + steps[3]["events_removed"] == ledger.extra["test_events"] == 8
+    metrics = ledger.metrics(0.0)
+    assert metrics["items_in"] == 8 == metrics["items_out"] + metrics["rejected"]
+    assert metrics["rejected_by_reason"] == {
+        "group_too_few_mentions": 1,
+        "group_too_few_urls": 1,
+        "invalid_quad": 1,
+        "not_sampled": 3,
+    }
+    jpn = next(r.detail for r in ledger.rejects if r.reason == "group_too_few_mentions")
+    assert "num_daily_mentions=80, urls=10; need >= 100 mentions" in jpn
+
+
+def test_a_month_without_quads_gives_an_empty_split_and_zero_steps() -> None:
+    queries, ledger = _build([_strong("2025-06-01")])  # June only; May is asked
+    assert queries.num_rows == 0 and queries.schema == QUERY_SCHEMA
+    assert [(s["rule"], s["queries_removed"], s["queries_left"]) for s in ledger.extra["rules"]] == [
+        ("invalid_quad", 0, 0),
+        ("event_too_few_mentions", 0, 0),
+        ("event_too_few_articles", 0, 0),
+        ("not_sampled", 0, 0),
+    ]
+    assert ledger.extra["shortfall"] == 100 and ledger.extra["took_all_candidates"] is True
+    assert ledger.metrics(0.0)["items_in"] == 0
+
+
 def test_fewer_candidates_than_requested_are_all_taken_and_recorded() -> None:
-    quads = table([_strong(f"2025-05-0{i}") for i in range(1, 4)])
-    queries, ledger = build_month(quads, "2025-05", CONFIG, REGIONS)
+    queries, ledger = _build([_strong(f"2025-05-0{i}") for i in range(1, 4)])
     assert queries.num_rows == 3
     assert ledger.extra["took_all_candidates"] is True
     assert ledger.extra["shortfall"] == 97 and ledger.extra["requested"] == 100
@@ -145,9 +323,8 @@ def test_fewer_candidates_than_requested_are_all_taken_and_recorded() -> None:
 
 def test_not_sampled_candidates_are_rejects_and_nothing_is_lost() -> None:
     pairs = [("USA", "CHN"), ("FRA", "DEU"), ("RUS", "UKR"), ("JPN", "AUS"), ("BRA", "EGY")]
-    quads = table([_strong(f"2025-05-{d:02d}", s, o) for d in range(1, 11) for s, o in pairs])
-    config = replace(CONFIG, queries_per_month=12)
-    queries, ledger = build_month(quads, "2025-05", config, REGIONS)
+    rows = [_strong(f"2025-05-{d:02d}", s, o) for d in range(1, 11) for s, o in pairs]
+    queries, ledger = _build(rows, config=replace(CONFIG, queries_per_month=12))
     metrics = ledger.metrics(0.0)
     assert queries.num_rows == 12
     assert metrics["items_in"] == 50 and metrics["rejected_by_reason"] == {"not_sampled": 38}
@@ -167,7 +344,7 @@ def test_malformed_quads_are_quarantined() -> None:
         quad("2025-05-03", "usa", "042", "CHN", 200, urls("w", 6), quad_id="lower-case"),
         {**good},  # the same quad twice
     ]
-    queries, ledger = build_month(table([good, *bad]), "2025-05", CONFIG, REGIONS)
+    queries, ledger = _build([good, *bad])
     assert queries.num_rows == 1 and queries.column("num_daily_mentions").to_pylist() == [120]
     invalid = sorted(r.id for r in ledger.rejects if r.reason == "invalid_quad")
     assert invalid == sorted(["bad-code", "bad-root", "same-country", "lower-case", str(good["quad_id"])])
@@ -175,12 +352,12 @@ def test_malformed_quads_are_quarantined() -> None:
 
 
 def test_country_without_region_is_kept_as_unknown() -> None:
-    queries, ledger = build_month(table([_strong("2025-05-04", "XKX", "USA")]), "2025-05", CONFIG, REGIONS)
+    queries, ledger = _build([_strong("2025-05-04", "XKX", "USA")])
     assert queries.column("subject_region").to_pylist() == ["Unknown"]
     assert ledger.extra["countries_without_region"] == ["XKX"]
 
 
-def _many_candidates() -> pa.Table:
+def _many_candidates() -> list[dict[str, Any]]:
     countries = sorted(REGIONS)
     rows = []
     for day in range(1, 29):
@@ -188,21 +365,22 @@ def _many_candidates() -> pa.Table:
             s, o = countries[(day + k) % 12], countries[(day * 5 + k + 1) % 12]
             if s != o:
                 rows.append(_strong(f"2025-05-{day:02d}", s, o, relation=f"{(day + k) % 20 + 1:02d}{k}"))
-    return table(rows)
+    return rows
 
 
 def test_same_seed_gives_an_identical_file_other_seed_a_different_one(tmp_path: Path) -> None:
-    quads = _many_candidates()
+    rows = _many_candidates()
     config = replace(CONFIG, queries_per_month=20)
     paths = []
     for name, seed in (("a", 7), ("b", 7), ("c", 8)):
-        queries, _ = build_month(quads, "2025-05", replace(config, seed=seed), REGIONS)
+        queries, _ = _build(rows, config=replace(config, seed=seed))
+        assert queries.num_rows == 20
         write_parquet(queries, tmp_path / f"{name}.parquet")
         paths.append(tmp_path / f"{name}.parquet")
     assert paths[0].read_bytes() == paths[1].read_bytes()
     assert paths[0].read_bytes() != paths[2].read_bytes()
     # the order of rows in quads.parquet does not matter either
-    shuffled, _ = build_month(quads.take(list(range(quads.num_rows))[::-1]), "2025-05", config, REGIONS)
+    shuffled, _ = _build(rows[::-1], config=config)
     write_parquet(shuffled, tmp_path / "d.parquet")
     assert (tmp_path / "d.parquet").read_bytes() == paths[0].read_bytes()
 

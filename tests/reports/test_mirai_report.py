@@ -296,3 +296,75 @@ def test_same_inputs_give_identical_files(project: Path) -> None:
     paths_b = write_report(second, project / "b")
     for a, b in zip(paths_a, paths_b, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def _history(rows: list[tuple[str, str, str, str]]) -> None:
+    from tests.mirai.quads import quad, table
+
+    quads = [
+        quad(day, subject, relation, obj, 150, ["https://a.com/1"]) for day, subject, relation, obj in rows
+    ]
+    write_parquet(table(quads), "data/gdelt/clean/quads.parquet")
+
+
+def test_baseline_table_per_month(project: Path) -> None:
+    # History (top 3 relations of the pair, 365 days up to the day before the query, gdelt mapping):
+    #   USA -> CHN: 090 on 04-09, 042 on 04-20 and 04-30, 190 on 05-01 (May's query day: never read)
+    #   RUS -> UKR: 173 on 05-08, 141 on 05-09 (the query day: never read); FRA -> DEU: nothing
+    _history(
+        [
+            ("2025-04-09", "USA", "090", "CHN"),
+            ("2025-04-20", "USA", "042", "CHN"),
+            ("2025-04-30", "USA", "042", "CHN"),
+            ("2025-05-01", "USA", "190", "CHN"),
+            ("2025-05-08", "RUS", "173", "UKR"),
+            ("2025-05-09", "RUS", "141", "UKR"),
+        ]
+    )
+    # April: (04-10, USA, CHN) truth {09: [090]}; forecast {09: [090]} -> every P, R, F1 1 and KL 0
+    # May:
+    #   q1 (05-01, USA, CHN) truth {04: [042, 043], 19: [190]}; forecast {04: [042], 09: [090]}
+    #     2nd: 1 hit of 2, of 3 -> P 1/2, R 1/3, F1 2 (1/6) / (5/6) = 2/5; 1st: {04, 09} vs {04, 19} -> 1/2 each
+    #     binary (gdelt: 01-09 cooperation): P = (1/2, 1/2), Q = (1, 0) -> 0.5 ln 0.5 + 0.5 ln(5e9) = 10.8197783
+    #     quad: P = (1/2, 0, 0, 1/2) (04, 19), Q = (1/2, 1/2, 0, 0) (04, 09) -> 0.5 ln(5e9) = 11.1663519
+    #   q2 (05-02, FRA, DEU) truth {05: [051]}: empty forecast -> 0s, both KL ln(1e10) = 23.0258509
+    #   q3 (05-09, RUS, UKR) truth {14: [141], 17: [173]}; forecast {17: [173]}
+    #     2nd P 1, R 1/2, F1 2/3; 1st the same; binary both conflict -> 0
+    #     quad P = (0, 0, 1/2, 1/2), Q = (0, 0, 0, 1) -> 0.5 ln 0.5 + 0.5 ln(5e9) = 10.8197783
+    #   means: 1st P (1/2 + 0 + 1) / 3 = 50.0, R (1/2 + 0 + 1/2) / 3 = 33.3, F1 (1/2 + 2/3) / 3 = 7/18 = 38.9
+    #          2nd P 50.0, R (1/3 + 1/2) / 3 = 5/18 = 27.8, F1 (2/5 + 2/3) / 3 = 16/45 = 35.6
+    #          binary (10.8197783 + 23.0258509) / 3 = 11.282; quad (11.1663519 + 23.0258509 + 10.8197783) / 3
+    #          = 15.004
+    may_row = ("2025-05", 3, 1, "50.0", "33.3", "38.9", "50.0", "27.8", "35.6", "11.282", "15.004")
+    report = build_report(ReportScope(("2025-05",), False, PARAMS))
+    table = next(t for t in report.tables if t.title == "Frequency baseline per month")
+    assert table.rows == (may_row,)
+    baseline = report.metrics["baseline"]
+    assert (baseline["top_k"], baseline["window_days"], baseline["horizon_days"]) == (3, 365, 1)
+    assert baseline["quad_mapping"] == "gdelt"
+    assert baseline["by_month"]["2025-05"]["second_level"]["recall"] == round(5 / 18, 4)
+    # Both months: April's row, May's row, and the four queries together:
+    #   2nd P (1 + 1/2 + 0 + 1) / 4 = 62.5, R (1 + 1/3 + 0 + 1/2) / 4 = 11/24 = 45.8
+    everything = build_report(ReportScope(("2025-04", "2025-05"), True, PARAMS))
+    rows = next(t for t in everything.tables if t.title == "Frequency baseline per month").rows
+    assert rows[0] == (
+        "2025-04",
+        1,
+        0,
+        "100.0",
+        "100.0",
+        "100.0",
+        "100.0",
+        "100.0",
+        "100.0",
+        "0.000",
+        "0.000",
+    )
+    assert rows[1] == may_row
+    assert rows[2][:3] == ("all months", 4, 1) and rows[2][6:8] == ("62.5", "45.8")
+
+
+def test_baseline_without_quads_is_a_note(project: Path) -> None:
+    report = build_report(ReportScope(("2025-05",), False, PARAMS))
+    assert report.metrics["baseline"] is None
+    assert any("frequency baseline was not computed" in note for note in report.notes)

@@ -1,0 +1,113 @@
+"""The MIRAI recipe (``params.yaml: mirai.recipe``) and the one table of the rules relation_split applies.
+
+``paper`` applies every rule as MIRAI's paper states it (section 2.2, "Test Splits Construction"): a test
+event is one (date, subject, relation, object) event with >= 100 daily mentions *and* >= 5 news articles,
+where an article counts only if its text survived cleaning (``data/gdelt/articles.parquet`` lists exactly
+those). ``relaxed`` is the variant for corpora without article text: the same two thresholds are checked
+on the whole (date, subject, object) group, and articles are its distinct source URLs, fetched or not.
+
+Both recipes answer a query with every relation recorded in the database (quads.parquet, already past the
+database threshold of 50 daily mentions per event) for that day and pair: the paper defines the task as
+forecasting all events between the pair (section 2.1), and the authors' query script takes the answers
+from the full database, not from the test events. The test thresholds decide which day-pairs become
+queries; they do not prune the answer set.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+PAPER: Final = "paper"
+RELAXED: Final = "relaxed"
+RECIPES: Final = (PAPER, RELAXED)
+
+
+@dataclass(frozen=True)
+class MiraiConfig:
+    """``params.yaml: mirai``."""
+
+    recipe: str = PAPER
+
+    def __post_init__(self) -> None:
+        if self.recipe not in RECIPES:
+            raise ValueError(f"mirai.recipe must be one of {', '.join(RECIPES)}, got {self.recipe!r}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One step of relation_split: where it lives, what it reads from params, what it rejects."""
+
+    reason: str  # the reject reason of the queries it removes (also the step's name in the metrics)
+    recipes: tuple[str, ...]
+    unit: str  # what the rule is checked on: "event" (date, s, r, o) or "group" (date, s, o)
+    where: str  # module.function
+    params: str
+    statement: str
+
+
+INVALID_QUAD: Final = "invalid_quad"
+EVENT_TOO_FEW_MENTIONS: Final = "event_too_few_mentions"
+EVENT_TOO_FEW_ARTICLES: Final = "event_too_few_articles"
+GROUP_TOO_FEW_MENTIONS: Final = "group_too_few_mentions"
+GROUP_TOO_FEW_URLS: Final = "group_too_few_urls"
+NOT_SAMPLED: Final = "not_sampled"
+
+RULES: Final = (
+    Rule(
+        INVALID_QUAD,
+        RECIPES,
+        "event",
+        "almanac.mirai.queries.quad_problem",
+        "-",
+        "A quads.parquet row with a malformed code, a same-country pair or a repeated quad_id is set aside.",
+    ),
+    Rule(
+        EVENT_TOO_FEW_MENTIONS,
+        (PAPER,),
+        "event",
+        "almanac.mirai.admission.paper_admission",
+        "relation_split.min_daily_mentions",
+        "A test event has at least min_daily_mentions (MIRAI: 100) daily mentions on its own; a day-pair "
+        "without such an event is no query.",
+    ),
+    Rule(
+        EVENT_TOO_FEW_ARTICLES,
+        (PAPER,),
+        "event",
+        "almanac.mirai.admission.paper_admission",
+        "relation_split.min_articles",
+        "A test event also has at least min_articles (MIRAI: 5) distinct source articles whose text survived "
+        "gdelt_articles' cleaning; a day-pair without such an event is no query.",
+    ),
+    Rule(
+        GROUP_TOO_FEW_MENTIONS,
+        (RELAXED,),
+        "group",
+        "almanac.mirai.admission.relaxed_admission",
+        "relation_split.min_daily_mentions",
+        "The day-pair's events together have at least min_daily_mentions daily mentions.",
+    ),
+    Rule(
+        GROUP_TOO_FEW_URLS,
+        (RELAXED,),
+        "group",
+        "almanac.mirai.admission.relaxed_admission",
+        "relation_split.min_articles",
+        "The day-pair's events together have at least min_articles distinct source URLs (text or not).",
+    ),
+    Rule(
+        NOT_SAMPLED,
+        RECIPES,
+        "group",
+        "almanac.mirai.balance.balanced_sample",
+        "relation_split.queries_per_month, seed, balance_weights",
+        "At most queries_per_month queries per month, picked greedily and seeded to be as even as "
+        "possible over dates, countries and first-level CAMEO codes.",
+    ),
+)
+
+
+def rules_of(recipe: str) -> tuple[Rule, ...]:
+    """The rules ``recipe`` applies, in the order relation_split applies them."""
+    return tuple(rule for rule in RULES if recipe in rule.recipes)
