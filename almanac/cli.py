@@ -52,12 +52,23 @@ def _parser() -> argparse.ArgumentParser:
     pub = commands.add_parser("publish", help="assemble a release folder with a dataset card")
     pub.add_argument("style", help=f"one of {styles}")
     pub.add_argument("month", help="YYYY-MM or all")
-    pub.add_argument("--out", type=Path, help="folder (default: <publish.out_dir>/<style>-<month>)")
+    pub.add_argument(
+        "--out",
+        type=Path,
+        help="folder (default: <publish.out_dir>/<style>-<month>); not a symlink, not in data/, .dvc/, .git/",
+    )
+    pub.add_argument(
+        "--force",
+        action="store_true",
+        help="publish over a folder that is not an earlier publish of this style and month (moved aside)",
+    )
     pub.add_argument("--urls-only", action="store_true", default=None, help="omit full article text")
     pub.add_argument("--push", metavar="REPO_ID", nargs="?", const="", help="upload to the Hugging Face Hub")
     pub.set_defaults(run=_publish)
 
-    verify = commands.add_parser("verify", help="check a release folder against its manifest")
+    verify = commands.add_parser(
+        "verify", help="check a release folder against its manifest (symlinks are errors, never followed)"
+    )
     verify.add_argument("folder", type=Path)
     verify.set_defaults(run=_verify)
 
@@ -113,6 +124,9 @@ def _report(args: argparse.Namespace) -> int:
     from almanac.reports.stage import report_dir
     from almanac.reports.write import write_report
 
+    if args.out is not None and (problem := _foreign_report_folder(args.out)):
+        print(f"report: {problem}", file=sys.stderr)
+        return 1
     params = load_params(args.params)
     style = get_style(args.style)
     report = build_style_report(style, report_scope(args.month, params))
@@ -123,6 +137,21 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _foreign_report_folder(out: Path) -> str | None:
+    """Why ``--out`` must not be replaced by a report (None when it may): the report swaps in a whole new
+    folder, so only an empty folder or an earlier report (report.md and metrics.json) may stand there."""
+    if out.is_symlink():
+        return f"--out {out} is a symlink: refusing to replace it"
+    if not out.exists():
+        return None
+    if not out.is_dir():
+        return f"--out {out} is a file, not a report folder: refusing to replace it"
+    earlier = (out / "report.md").is_file() and (out / "metrics.json").is_file()
+    if any(out.iterdir()) and not earlier:
+        return f"--out {out} holds files that are not an earlier report: refusing to replace them"
+    return None
+
+
 def _publish(args: argparse.Namespace) -> int:
     params = load_params(args.params)
     config = parse_section(PublishConfig, params, "publish")
@@ -130,7 +159,7 @@ def _publish(args: argparse.Namespace) -> int:
     if args.month != ALL:
         report_scope(args.month, params)  # fail early on a month outside params
     _refuse_leaks(style.name, args.month, params)
-    folder = publish(style.name, args.month, params, config, args.out, args.urls_only)
+    folder = publish(style.name, args.month, params, config, args.out, args.urls_only, force=args.force)
     print(folder)
     if args.push is not None:
         repo_id = args.push or config.hub_repo_ids.get(style.name, "")
@@ -155,9 +184,9 @@ def _refuse_leaks(style: str, month: str, params: dict[str, Any]) -> None:
 
 def _verify(args: argparse.Namespace) -> int:
     problems = verify_manifest(args.folder)
-    for path in problems:
-        print(f"mismatch: {path}")
-    print("ok" if not problems else f"{len(problems)} file(s) differ from manifest.json")
+    for problem in problems:
+        print(f"mismatch: {problem}")
+    print("ok" if not problems else f"{len(problems)} problem(s) against manifest.json")
     return 0 if not problems else 1
 
 

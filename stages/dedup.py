@@ -10,7 +10,7 @@ import pyarrow as pa
 from almanac.core.io import read_parquet_dir, write_month_partitions
 from almanac.core.layout import articles_dir, dedup_rejects, ingest_dir, metrics_path
 from almanac.core.parallel import RayConfig
-from almanac.core.params import months_in_scope, parse_section
+from almanac.core.params import ccnews_months, months_in_scope, parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.dedup.near_duplicates import STAGE, DedupConfig, deduplicate
@@ -20,16 +20,20 @@ def main() -> int:
     started = time.perf_counter()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     months = months_in_scope(params)
+    crawled = ccnews_months(params)
     config = parse_section(DedupConfig, params, STAGE)
     ray_config = parse_section(RayConfig, params, "ray")
-    missing = [month for month in months if not (ingest_dir(month) / "articles").is_dir()]
+    missing = [month for month in crawled if not (ingest_dir(month) / "articles").is_dir()]
     if missing:
         print(f"{STAGE}: no ingest output for months {missing}; run ccnews_ingest first", file=sys.stderr)
         return 1
+    # No CC-News month (ccnews_months: []) gives an empty corpus on purpose, never a missing one.
     articles = pa.concat_tables(
-        [read_parquet_dir(ingest_dir(month) / "articles", ARTICLE_SCHEMA) for month in months]
+        [ARTICLE_SCHEMA.empty_table()]
+        + [read_parquet_dir(ingest_dir(month) / "articles", ARTICLE_SCHEMA) for month in crawled]
     )
     kept, ledger = deduplicate(articles, months, config, ray_config)
+    ledger.extra["ccnews_months"] = crawled
     write_month_partitions(kept, articles_dir(), months, "publish_month")
     finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))
     return 0

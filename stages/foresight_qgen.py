@@ -7,7 +7,7 @@ import time
 
 from almanac.core.io import read_parquet
 from almanac.core.layout import articles_dir
-from almanac.core.params import parse_section
+from almanac.core.params import ccnews_months, parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
 from almanac.foresight.generate import STAGE, QgenConfig, generate_questions
@@ -21,6 +21,14 @@ def main() -> int:
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(QgenConfig, params.get("foresight") or {}, "qgen")
     llm = parse_llm_config(params)
+    if not ccnews_months(params):
+        # An empty corpus here is a build without CC-News, not a month without news: say so, build nothing.
+        print(
+            f"{STAGE}@{args.month}: OpenForesight needs the CC-News corpus, and ccnews_months is empty "
+            "(a build without CC-News, e.g. GDELT only: `dvc repro check_mirai`)",
+            file=sys.stderr,
+        )
+        return 1
     articles = read_parquet(articles_dir() / f"{args.month}.parquet", ARTICLE_SCHEMA)
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = generate_questions(articles, config, llm, cache)

@@ -1,4 +1,4 @@
-"""DVC stage ``gdelt_download@<month>``: the month's GDELT 2.0 export/mentions zips, MD5-verified."""
+"""DVC stage ``gdelt_download@<month>``: the month's GDELT export/mentions files, MD5-verified when listed."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ def main() -> int:
     config = parse_section(GdeltDownloadConfig, params, STAGE)
     try:
         result = download_month(args.month, GDELT_DIR / "raw", config)
-    except (DownloadError, OSError) as error:  # no masterfilelist: nothing can be selected or verified
-        print(f"{STAGE}: cannot read the masterfilelist: {error}", file=sys.stderr)
+    except (DownloadError, OSError) as error:  # no masterfilelist or local folder: nothing to select
+        what = "the local folder" if config.local_dir else "the masterfilelist"
+        print(f"{STAGE}: cannot read {what}: {error}", file=sys.stderr)
         return 1
     metrics = download_metrics(result, time.perf_counter() - started)
     write_json(metrics, metrics_path(STAGE, args.month))

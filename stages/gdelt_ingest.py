@@ -11,15 +11,16 @@ from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.gdelt import events_path, ingest_rejects_path, mentions_path, raw_month_dir
-from almanac.gdelt.ingest import STAGE, combine, discover_files, ingest_file
+from almanac.gdelt.ingest import STAGE, GdeltIngestConfig, combine, discover_files, ingest_file
 
 
 def main() -> int:
     started = time.perf_counter()
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
+    config = parse_section(GdeltIngestConfig, params, STAGE)
     ray_config = parse_section(RayConfig, params, "ray")
     try:
-        tasks = discover_files(raw_month_dir(args.month))
+        tasks = discover_files(raw_month_dir(args.month), config.max_member_bytes)
         month = combine(parallel_map(ingest_file, tasks, ray_config), files=len(tasks))
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)

@@ -21,6 +21,7 @@ from almanac.wiki.ingest import (
     WikiIngestConfig,
     find_dumps,
     ingest_dump,
+    keep_latest_revisions,
 )
 
 OUT = DATA / "wiki"
@@ -40,6 +41,7 @@ def main() -> int:
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
         return 1
     rows, ledger = gather(STAGE, results, dumps=len(dumps))
+    rows = keep_latest_revisions(rows, ledger)
     table = pa.Table.from_pylist(sorted(rows, key=lambda row: row["page_id"]), schema=WIKI_ARTICLE_SCHEMA)
     write_parquet(table, OUT / "articles.parquet")
     finish_stage(ledger, started, OUT / "rejects.parquet", metrics_path(STAGE))

@@ -78,7 +78,7 @@ def test_truncated_gzip_keeps_earlier_records(tmp_path: Path) -> None:
     data = warc_bytes([good_page(n) for n in range(3)])
     path = tmp_path / "cut.warc.gz"
     path.write_bytes(data[: len(data) - 200])
-    rows, metrics = run(path)
+    rows, metrics = run(path, replace(CONFIG, truncated="reject"))  # salvage: tests/test_ccnews_hardening.py
     assert len(rows) == 2
     assert (
         set(reasons(metrics)) <= {"truncated_record", "truncated_file"}
@@ -86,13 +86,16 @@ def test_truncated_gzip_keeps_earlier_records(tmp_path: Path) -> None:
     )
 
 
-def test_non_utf8_payload_rejected_unless_replace(tmp_path: Path) -> None:
+def test_non_utf8_payload_read_as_cp1252_or_rejected_unless_replace(tmp_path: Path) -> None:
     url, html = good_page(4)
-    bad = html.replace(b"harbour", b"harb\xe9our")  # Latin-1 byte inside a page declared UTF-8
+    latin = html.replace(b"harbour", b"harb\xe9our")  # a Latin-1 byte inside a page declared UTF-8
+    url_bad, html_bad = good_page(5)
+    bad = html_bad.replace(b"harbour", b"harb\x81our")  # 0x81: invalid UTF-8, undefined in windows-1252
     path = tmp_path / "latin.warc.gz"
-    path.write_bytes(warc_bytes([(url, bad), good_page(5)]))
+    path.write_bytes(warc_bytes([(url, latin), (url_bad, bad)]))
     rows, metrics = run(path)
     assert len(rows) == 1 and reasons(metrics) == {"undecodable_payload": 1}
+    assert "harb\u00e9our" in str(rows[0]["text"]) and rows[0]["charset"] == "cp1252"
     rows, metrics = run(path, replace(CONFIG, decode_errors="replace"))
     assert len(rows) == 2 and "harb\ufffdour" in str(rows[0]["text"]) + str(rows[1]["text"])
 

@@ -50,6 +50,8 @@ def article(text: str, url: str, day: int, month: str = "2025-05") -> dict[str, 
         "source_format": "warc",
         "source_file": "f.warc.gz",
         "source_offset": day,
+        "charset": None,
+        "truncated": False,
     }
 
 

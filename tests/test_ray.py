@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import os
 import re
 import shutil
@@ -13,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from almanac.core.parallel import RayConfig, init_ray, parallel_map
@@ -51,6 +54,78 @@ def test_parallel_map_runs_on_ray_workers(local_ray: None) -> None:
 
 def _worker_pid(_: int) -> int:
     return os.getpid()
+
+
+def _ray_listeners() -> dict[str, set[str]]:
+    """Listening addresses per process name: this process (the driver) and all it started (GCS, raylet, ...)."""
+    me = psutil.Process()
+    found: dict[str, set[str]] = {}
+    for process in [me, *me.children(recursive=True)]:
+        try:
+            name, connections = process.name(), process.net_connections(kind="inet")
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+        for connection in connections:
+            if connection.status == psutil.CONN_LISTEN or connection.type == socket.SOCK_DGRAM:
+                found.setdefault(name, set()).add(connection.laddr.ip)
+    return found
+
+
+def _loopback(ip: str) -> bool:
+    address = ipaddress.ip_address(ip.split("%")[0])
+    mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1 is 127.0.0.1 on a dual-stack socket
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def test_local_ray_listens_on_loopback_only_with_token_auth(local_ray: None) -> None:
+    from ray._raylet import AuthenticationMode, get_authentication_mode  # type: ignore[attr-defined]
+
+    parallel_map(_worker_pid, list(range(4)), RayConfig())  # worker processes are up and listening
+    listeners = _ray_listeners()
+    assert {"gcs_server", "raylet"} <= set(listeners), listeners
+    assert {name: ips for name, ips in listeners.items() if not all(map(_loopback, ips))} == {}
+    assert get_authentication_mode() == AuthenticationMode.TOKEN
+
+
+LOCAL_RAY_SCRIPT = """
+import json, os, subprocess, sys
+import ray
+from almanac.core.parallel import RayConfig, init_ray
+
+init_ray(RayConfig(num_cpus=1, object_store_mb=100))
+gcs = ray._private.worker._global_node.gcs_address
+intruder = subprocess.run(
+    [sys.executable, "-c", f"import ray; ray.init(address={gcs!r})"],
+    env={**os.environ, "RAY_ADDRESS": "", "RAY_AUTH_TOKEN": "not-the-token"},
+    capture_output=True, text=True, timeout=120,
+)
+print(json.dumps({"gcs": gcs, "intruder_rc": intruder.returncode, "intruder_err": intruder.stderr[-2000:]}))
+ray.shutdown()
+"""
+
+
+@pytest.mark.slow  # ~35 s: the intruder's client retries before giving up
+def test_local_ray_ignores_ray_address_and_refuses_a_wrong_token(tmp_path: Path) -> None:
+    # RAY_ADDRESS names a cluster, but ray.address is "": a private local instance starts anyway,
+    # with a token from the environment only (nothing written to ~/.ray).
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "RAY_ADDRESS": "127.0.0.1:9", "HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0"}
+    for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-c", LOCAL_RAY_SCRIPT],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["gcs"].startswith("127.0.0.1:") and not result["gcs"].endswith(":9")
+    assert result["intruder_rc"] != 0 and "InvalidAuthToken" in result["intruder_err"], result
+    assert list(home.iterdir()) == []
 
 
 def _free_port() -> int:

@@ -46,6 +46,8 @@ def _article(article_id: str, source: str, month: str, words: int) -> dict[str, 
         "source_format": "warc",
         "source_file": "f",
         "source_offset": 0,
+        "charset": None,
+        "truncated": False,
     }
 
 

@@ -10,15 +10,21 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+import charset_normalizer
 import py3langid
 import trafilatura
 from trafilatura.settings import Document
 from trafilatura.utils import load_html
 
 from almanac.ccnews.dates import DateFinding, find_page_date
+from almanac.core.text import word_count
 
-# A page whose "main text" has no line this long is navigation or teaser boilerplate, not an article.
+# A page whose "main text" has no line this long (in words of any script, almanac.core.text.word_count)
+# is navigation or teaser boilerplate, not an article.
 MIN_PARAGRAPH_WORDS = 8
+# Non-ASCII bytes needed before charset-normalizer's guess is trusted (16 CJK characters' worth).
+MIN_DETECTION_BYTES = 32
+_ASCII = bytes(range(128))
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
 
 
@@ -34,20 +40,162 @@ class Extracted:
         return self.date.day
 
 
-def decode_html(payload: bytes, declared: str | None, errors: str = "strict") -> str:
-    """Decode with the HTTP charset, else the ``<meta>`` charset, else UTF-8.
+@dataclass(frozen=True)
+class Decoded:
+    text: str
+    charset: str  # the Python codec the text was decoded with ("utf-8", "gb18030", "cp1252", ...)
+    source: str  # where the charset came from: bom | http | meta | default | detected
 
-    Raises ``UnicodeDecodeError`` (strict) so that mis-encoded pages are rejected, not garbled.
+
+def decode_page(payload: bytes, declared: str | None, errors: str = "strict") -> Decoded:
+    """Decode a page as browsers do, and say which charset was used and why.
+
+    The WHATWG order: a byte-order mark, else the HTTP ``charset``, else the ``<meta>`` one, else UTF-8;
+    labels are mapped to the encodings browsers actually use (gb2312 -> GB18030, iso-8859-1 ->
+    windows-1252, ...). Two cases are second-guessed: bytes that are valid UTF-8 with multibyte sequences
+    under a legacy label are UTF-8 (mislabelled CMS output, which stays garbled if read as labelled), and
+    bytes that are invalid for their charset are given to charset-normalizer. Only when it finds nothing
+    either does ``errors="strict"`` raise ``UnicodeDecodeError`` (the page is rejected, not garbled).
     """
-    charset = declared
-    if charset is None:
-        match = _META_CHARSET.search(payload[:4096])
-        charset = match.group(1).decode("ascii", "replace").lower() if match else "utf-8"
+    for bom, bom_codec in _BOMS:
+        if payload.startswith(bom):
+            return Decoded(payload[len(bom) :].decode(bom_codec, errors=errors), bom_codec, "bom")
+    # A label no browser knows is ignored, as if absent.
+    source, label = "http", _browser_codec(declared)
+    if label is None:
+        source, label = "meta", _browser_codec(_meta_charset(payload))
+    if label is None:
+        source, label = "default", "utf-8"
+    codec: str = label
+    if codec != "utf-8" and not payload.isascii() and _is_utf8(payload):
+        return Decoded(payload.decode("utf-8"), "utf-8", "detected")
     try:
-        codecs.lookup(charset)
+        return Decoded(_decode(payload, codec, "strict"), codec, source)
+    except UnicodeDecodeError:
+        guess = _detect(payload)
+        if guess is not None:
+            return Decoded(_decode(payload, guess, "replace"), guess, "detected")
+        return Decoded(_decode(payload, codec, errors), codec, source)  # raises when strict
+
+
+def decode_html(payload: bytes, declared: str | None, errors: str = "strict") -> str:
+    """The text of :func:`decode_page`."""
+    return decode_page(payload, declared, errors).text
+
+
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+# WHATWG Encoding Standard labels whose decoder is a superset of what Python's same-named codec
+# accepts; every other label that Python knows is used as Python names it.
+_WHATWG_CODECS = {
+    **dict.fromkeys(
+        (
+            "gb2312",
+            "gb_2312",
+            "gb_2312-80",
+            "csgb2312",
+            "chinese",
+            "iso-ir-58",
+            "x-gbk",
+            "gbk",
+            "csiso58gb231280",
+        ),
+        "gb18030",
+    ),
+    **dict.fromkeys(
+        (
+            "iso-8859-1",
+            "iso8859-1",
+            "iso_8859-1",
+            "latin1",
+            "latin-1",
+            "l1",
+            "ascii",
+            "us-ascii",
+            "cp819",
+            "ibm819",
+            "csisolatin1",
+            "iso-ir-100",
+            "windows-1252",
+            "x-cp1252",
+            "cp1252",
+        ),
+        "cp1252",
+    ),
+    **dict.fromkeys(("iso-8859-9", "iso8859-9", "latin5", "l5", "windows-1254", "cp1254"), "cp1254"),
+    **dict.fromkeys(("iso-8859-11", "tis-620", "windows-874", "dos-874", "cp874"), "cp874"),
+    **dict.fromkeys(
+        ("euc-kr", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "korean", "windows-949"), "cp949"
+    ),
+    **dict.fromkeys(
+        ("shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "windows-31j", "csshiftjis"), "cp932"
+    ),
+    **dict.fromkeys(("big5", "big5-hkscs", "cn-big5", "x-x-big5", "csbig5"), "big5hkscs"),
+    # A <meta> cannot truthfully declare UTF-16 (it was read as ASCII), so browsers take it as UTF-8.
+    **dict.fromkeys(("utf-16", "utf-16le", "utf-16be", "unicode", "utf8", "unicode-1-1-utf-8"), "utf-8"),
+}
+
+
+def _browser_codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().lower()
+    if label in _WHATWG_CODECS:
+        return _WHATWG_CODECS[label]
+    try:
+        name = codecs.lookup(label).name
     except LookupError:
-        charset = "utf-8"  # an unknown label is usually a typo for the web's default encoding
-    return payload.decode(charset, errors=errors)
+        return None
+    return _WHATWG_CODECS.get(name, name)
+
+
+def _meta_charset(payload: bytes) -> str | None:
+    match = _META_CHARSET.search(payload[:4096])
+    return match.group(1).decode("ascii", "replace") if match else None
+
+
+def _is_utf8(payload: bytes) -> bool:
+    try:
+        payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode(payload: bytes, codec: str, errors: str) -> str:
+    if codec == "cp1252" and errors == "strict":
+        # WHATWG windows-1252 maps the five bytes Python leaves undefined to the C1 controls.
+        return payload.decode(codec, errors="almanac-c1")
+    return payload.decode(codec, errors=errors)
+
+
+def _c1_controls(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    return "".join(chr(byte) for byte in error.object[error.start : error.end]), error.end
+
+
+codecs.register_error("almanac-c1", _c1_controls)
+
+
+def _detect(payload: bytes) -> str | None:
+    """The charset of bytes that do not fit their label, or None when no reading is credible.
+
+    charset-normalizer's best guess, as windows-1252 when that reads the same (the browsers' guess). With
+    only a few non-ASCII bytes there is too little evidence for a detector (one stray byte 0x81 "is"
+    Ukrainian DOS to it): then windows-1252 if it reads every byte, else nothing.
+    """
+    if len(payload.translate(None, _ASCII)) < MIN_DETECTION_BYTES:
+        try:
+            payload.decode("cp1252")
+        except UnicodeDecodeError:
+            return None
+        return "cp1252"
+    best = charset_normalizer.from_bytes(payload).best()
+    if best is None:
+        return None
+    if "cp1252" in best.could_be_from_charset:
+        return "cp1252"
+    return str(best.encoding)
 
 
 def extract_article(html: str, url: str) -> Extracted | None:
@@ -65,7 +213,7 @@ def extract_article(html: str, url: str) -> Extracted | None:
     if not isinstance(document, Document):  # None: nothing extracted (a dict only with as_dict=True)
         return None
     text = normalize_text(document.text or "")
-    if not any(len(line.split()) >= MIN_PARAGRAPH_WORDS for line in text.splitlines()):
+    if not any(word_count(line) >= MIN_PARAGRAPH_WORDS for line in text.splitlines()):
         return None
     return Extracted(
         title=(document.title or None),

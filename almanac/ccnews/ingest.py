@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from almanac.ccnews.dates import DateDecision, DateFinding, DatePolicy, decide_date
-from almanac.ccnews.extract import decode_html, detect_language, extract_article, normalize_text
+from almanac.ccnews.extract import decode_page, detect_language, extract_article, normalize_text
 from almanac.ccnews.filters import (
     FilterConfig,
     Verdict,
@@ -24,10 +24,11 @@ from almanac.ccnews.filters import (
 )
 from almanac.ccnews.newsplease import read_newsplease
 from almanac.ccnews.records import ParsedArticle, RawPage, ReaderItem, Skipped, Unreadable
-from almanac.ccnews.warc import read_warc
+from almanac.ccnews.warc import WarcLimits, read_warc
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.months import month_of
 from almanac.core.rejects import StageLedger
+from almanac.core.text import word_count as count_words
 
 STAGE = "ccnews_ingest"
 WARC_SUFFIXES = (".warc.gz", ".warc")
@@ -45,13 +46,28 @@ class IngestConfig:
     # bound, flagged in date_precision); "reject" drops it with reason no_publish_date.
     undated: str = "crawl_date"
     max_date_lag_days: int = 30  # a day guessed from the text this long before the crawl is not believed
+    # A WARC record cut short (the file ends inside it, or WARC-Truncated): "salvage" keeps the article
+    # if what was read still extracts (row flag ``truncated``); "reject" drops it as truncated_record.
+    truncated: str = "salvage"
+    # Size caps, so that no input takes unbounded memory: the decompressed record block, the page
+    # (HTTP payload), and the extracted article; over-cap items are rejected with the cap in the reason.
+    max_record_bytes: int = 20_000_000
+    max_page_bytes: int = 10_000_000
+    max_article_words: int = 100_000  # the longest news features run to ~30,000 words
 
     def __post_init__(self) -> None:
         DatePolicy(self.undated, self.max_date_lag_days)  # validate at start-up, not per article
+        WarcLimits(self.max_record_bytes, self.max_page_bytes, self.truncated)  # validates them
+        if self.max_article_words <= 0:
+            raise ValueError("max_article_words must be positive")
 
     @property
     def date_policy(self) -> DatePolicy:
         return DatePolicy(self.undated, self.max_date_lag_days)
+
+    @property
+    def warc_limits(self) -> WarcLimits:
+        return WarcLimits(self.max_record_bytes, self.max_page_bytes, self.truncated)
 
 
 @dataclass(frozen=True)
@@ -110,7 +126,7 @@ def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
 def _read(task: FileTask) -> Iterator[ReaderItem]:
     path = Path(task.path)
     if task.kind == "warc":
-        yield from read_warc(path, task.label)
+        yield from read_warc(path, task.label, task.config.warc_limits)
     elif task.kind == "newsplease_jsonl":
         yield from read_newsplease(path, task.label)
     else:
@@ -126,15 +142,19 @@ def _to_article(
     verdict = check_domain(domain, filters)  # before extraction: the cheapest filter goes first
     if verdict:
         return None, verdict
+    charset = None
     if isinstance(item, RawPage):
         try:
-            html = decode_html(item.html, item.charset, task.config.decode_errors)
+            decoded = decode_page(item.html, item.charset, task.config.decode_errors)
         except UnicodeDecodeError as error:
             return None, (
                 "undecodable_payload",
                 f"bytes invalid for {error.encoding} at offset {error.start}",
             )
-        extracted = extract_article(html, url)
+        charset = decoded.charset
+        extracted = extract_article(decoded.text, url)
+        if extracted is None and item.truncated:
+            return None, ("truncated_record", f"{item.truncated}: no article text in the part that was read")
         if extracted is None:
             return None, ("no_extractable_text", "trafilatura found no paragraph of article text")
         title, text, found = extracted.title, extracted.text, extracted.date
@@ -142,10 +162,15 @@ def _to_article(
         title, text, found = item.title, normalize_text(item.text), item.date
     if not text:
         return None, ("no_extractable_text", "empty article text")
-    word_count = len(text.split())
+    word_count = count_words(text)
     verdict = check_length(word_count, filters)  # first: language ID is unreliable on a few words
     if verdict:
         return None, verdict
+    if word_count > task.config.max_article_words:
+        return None, (
+            "article_too_long",
+            f"{word_count} words > max_article_words {task.config.max_article_words}",
+        )
     language = detect_language(text)
     verdict = check_language(language, filters)
     if verdict:
@@ -159,7 +184,9 @@ def _to_article(
     # Counted for kept rows only, so each tally sums to items_out.
     ledger.count("dates_by_source", date.source)
     ledger.count("dates_by_precision", date.precision)
-    return _row(item, task, url, domain, title, text, date, language, word_count), None
+    if isinstance(item, RawPage) and item.truncated:
+        ledger.count("truncated_kept", item.truncated)
+    return _row(item, task, url, domain, title, text, date, language, word_count, charset), None
 
 
 def _decide_date(
@@ -184,6 +211,7 @@ def _row(
     date: DateDecision,
     language: str,
     word_count: int,
+    charset: str | None,
 ) -> dict[str, Any]:
     assert date.publish_date is not None
     publish_date = date.publish_date
@@ -203,4 +231,6 @@ def _row(
         "source_format": "warc" if isinstance(item, RawPage) else "newsplease_jsonl",
         "source_file": task.label,
         "source_offset": item.offset,
+        "charset": charset,
+        "truncated": isinstance(item, RawPage) and bool(item.truncated),
     }

@@ -18,6 +18,9 @@ class RawPage:
     crawl_date: datetime | None
     source: str  # "<file>:<byte offset>"
     offset: int
+    # Why the payload is incomplete, "" when whole: "cut_short" (the file ends inside the record) or
+    # "warc_truncated" (the crawler stored only its start). Kept only under ``truncated: salvage``.
+    truncated: str = ""
 
 
 @dataclass(frozen=True)

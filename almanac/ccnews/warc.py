@@ -1,53 +1,119 @@
 """Read ``response`` records from (per-record gzipped) WARC/1.0 and WARC/1.1 files with warcio.
 
-warcio is lenient by design: a garbage HTTP status line parses, and a truncated last gzip member
-yields a short payload without an error. Both would turn into junk articles, so this reader checks
-them explicitly and reports each as an :class:`Unreadable` item with its byte offset.
+warcio is lenient by design: a garbage HTTP status line parses, a truncated last gzip member yields a
+short payload without an error, a last record cut inside its headers ends the iteration silently, and
+lines of plain text parse as ARC records. Each of these is checked here and reported as an
+:class:`Unreadable` item with its byte offset (a file that does not start with a ``WARC/`` line is one
+``not_a_warc`` item, not one per line). A record whose payload was cut short (the file ends inside it,
+or the crawler marked it ``WARC-Truncated``) is kept flagged (``RawPage.truncated``) or rejected, as
+:attr:`WarcLimits.truncated` says.
+
+Sizes are bounded: no header line is read longer than :data:`MAX_LINE_BYTES`, a record whose block is
+over ``max_record_bytes`` is skipped unread (warcio drains it in 16 KiB steps to reach the next one), and
+a payload is read in steps and given up once it passes ``max_page_bytes`` (a ``Content-Encoding`` gzip
+bomb inflates inside a record of modest size).
 """
 
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO, Final
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.bufferedreaders import DecompressingBufferedReader
 from warcio.exceptions import ArchiveLoadFailed
 from warcio.recordloader import ArcWarcRecord
+from warcio.utils import BUFF_SIZE
 
 from almanac.ccnews.records import RawPage, ReaderItem, Skipped, Unreadable
 
 _STATUS_CODE = re.compile(r"^\d{3}$")
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
+# A WARC or HTTP header line is a few hundred bytes; one without a newline for this long is garbage
+# (or a bomb), and is cut here instead of being accumulated whole by warcio's readline.
+MAX_LINE_BYTES: Final = 1 << 20
+TRUNCATED_POLICIES: Final = ("salvage", "reject")
 
 
-def read_warc(path: Path, label: str) -> Iterator[ReaderItem]:
+@dataclass(frozen=True)
+class WarcLimits:
+    # Decompressed record block (HTTP headers + payload) as its WARC Content-Length declares it.
+    # Common Crawl cuts payloads at 1 MiB (5 MiB since 2025), so 20 MB leaves room for any crawler.
+    max_record_bytes: int = 20_000_000
+    max_page_bytes: int = 10_000_000  # HTTP payload after Content-Encoding / chunked decoding
+    truncated: str = "salvage"  # a record cut short: salvage = keep what parses, flagged; reject
+
+    def __post_init__(self) -> None:
+        if self.truncated not in TRUNCATED_POLICIES:
+            raise ValueError(f"truncated must be one of {TRUNCATED_POLICIES}, not {self.truncated!r}")
+        if self.max_record_bytes <= 0 or self.max_page_bytes <= 0:
+            raise ValueError("max_record_bytes and max_page_bytes must be positive")
+
+
+class _LineCappedReader(DecompressingBufferedReader):  # type: ignore[misc]
+    def readline(self, length: int | None = None) -> bytes:
+        return bytes(super().readline(min(length, MAX_LINE_BYTES) if length else MAX_LINE_BYTES))
+
+
+def read_warc(path: Path, label: str, limits: WarcLimits | None = None) -> Iterator[ReaderItem]:
     """Yield one item per WARC record; ``label`` names the file in source locations."""
+    limits = limits or WarcLimits()
+    problem = _sniff(path)
+    if problem is not None:
+        yield Unreadable(problem[0], problem[1], f"{label}:0")
+        return
     offset = 0
-    seen_any = False
+    cut_short = False  # the last record was short: the file ends inside it, already reported there
     with open(path, "rb") as stream:
         iterator = ArchiveIterator(stream, arc2warc=False)
+        iterator.reader = _LineCappedReader(stream, block_size=BUFF_SIZE)
         try:
             for record in iterator:
-                seen_any = True
-                item = _read_record(record)
-                # Only valid once the record is consumed: warcio reads to the record's end to find it.
-                offset = iterator.get_record_offset()
+                # Set when the previous record was drained: this record's start, known before reading it.
+                offset = iterator.offset
+                item = _read_record(record, limits)
+                cut_short = _cut_short(record)
                 yield _locate(item, label, offset)
         except ArchiveLoadFailed as error:
-            reason = "not_a_warc" if not seen_any else "corrupt_record"
-            yield Unreadable(reason, _first_line(error), f"{label}:{offset}")
+            yield Unreadable("corrupt_record", _first_line(error), f"{label}:{offset}")
             return
         except (EOFError, OSError, ValueError) as error:
             # zlib/gzip errors surface as OSError/EOFError mid-file: keep what came before.
-            yield Unreadable("truncated_file", f"{type(error).__name__}: {error}", f"{label}:{offset}")
+            if not cut_short:
+                yield Unreadable("truncated_file", f"{type(error).__name__}: {error}", f"{label}:{offset}")
             return
-    if not seen_any:
-        size = path.stat().st_size
-        reason = "empty_file" if size == 0 else "not_a_warc"
-        yield Unreadable(reason, f"no WARC record in {size} bytes", f"{label}:0")
+        end = iterator.offset
+    size = path.stat().st_size
+    if end < size and not cut_short:
+        # warcio ends quietly when the file stops inside a record's WARC headers: the record is lost.
+        detail = f"the last {size - end} bytes are a record cut short before its headers end"
+        yield Unreadable("truncated_file", detail, f"{label}:{end}")
+
+
+def _sniff(path: Path) -> tuple[str, str] | None:
+    """(reason, detail) when the file is not a WARC at all; its first line must be a ``WARC/`` version."""
+    with open(path, "rb") as handle:
+        head = handle.read(BUFF_SIZE)
+    if not head:
+        return "empty_file", "no WARC record in 0 bytes"
+    start = head
+    if head.startswith(b"\x1f\x8b"):
+        try:
+            start = zlib.decompressobj(31).decompress(head, 1024)  # max_length: a bomb stays small
+        except zlib.error as error:
+            return "not_a_warc", f"gzip data cannot be read: {error}"
+    start = start.lstrip(b"\r\n")
+    if start.startswith(b"WARC/"):
+        return None
+    if b"WARC/".startswith(start):
+        return "truncated_file", f"the file ends before its first record ({len(head)} bytes)"
+    first = start.split(b"\n", 1)[0][:60]
+    return "not_a_warc", f"starts with {first!r}, not a WARC/ version line"
 
 
 def _locate(item: ReaderItem, label: str, offset: int) -> ReaderItem:
@@ -58,36 +124,45 @@ def _locate(item: ReaderItem, label: str, offset: int) -> ReaderItem:
     return item
 
 
-def _read_record(record: ArcWarcRecord) -> ReaderItem:
-    """Classify and read one record; the caller fills in its location."""
+def _read_record(record: ArcWarcRecord, limits: WarcLimits) -> ReaderItem:
+    """Classify and read one record; the caller fills in its location.
+
+    Nothing is drained here: the iterator reads the rest of a record in BUFF_SIZE steps to find the next.
+    """
     source = ""
     if record.rec_type != "response":
-        record.content_stream().read()  # drain so the iterator can move on
         return Skipped(record.rec_type or "unknown")
     url = record.rec_headers.get_header("WARC-Target-URI") or ""
     http = record.http_headers
     if http is None or not str(http.protocol).upper().startswith("HTTP/"):
-        record.raw_stream.read()
         statusline = "" if http is None else f"{http.protocol} {http.statusline}"
         return Unreadable("broken_http_header", f"status line not HTTP: {statusline[:80]!r}", source)
     status = http.get_statuscode()
     if not _STATUS_CODE.match(status or ""):
-        record.raw_stream.read()
         return Unreadable("broken_http_header", f"no 3-digit status code in {http.statusline[:80]!r}", source)
+    declared = _int_or_none(record.rec_headers.get_header("Content-Length"))
+    if declared is not None and declared > limits.max_record_bytes:
+        return Unreadable(
+            "record_too_large",
+            f"record block of {declared} bytes > max_record_bytes {limits.max_record_bytes}",
+            source,
+        )
     try:
-        payload = record.content_stream().read()
+        payload = _read_bounded(record.content_stream(), limits.max_page_bytes)
     except Exception as error:  # warcio decoders raise zlib/brotli/chunked errors of many types
         return Unreadable("unreadable_payload", f"{type(error).__name__}: {error}", source)
-    missing = getattr(record.raw_stream, "limit", 0)
-    if missing:
+    if payload is None:
         return Unreadable(
-            "truncated_record", f"record ends {missing} bytes before its Content-Length", source
+            "page_too_large", f"HTTP payload over max_page_bytes {limits.max_page_bytes}", source
         )
     if status != "200":
         return Unreadable("http_status", f"HTTP status {status}", source)
     content_type = http.get_header("Content-Type") or ""
     if content_type and "html" not in content_type.lower():
         return Unreadable("not_html", f"Content-Type {content_type[:80]!r}", source)
+    truncation, detail = _truncation(record)
+    if truncation and limits.truncated == "reject":
+        return Unreadable("truncated_record", detail, source)
     charset_match = _CHARSET.search(content_type)
     return RawPage(
         url=url,
@@ -96,7 +171,42 @@ def _read_record(record: ArcWarcRecord) -> ReaderItem:
         crawl_date=_parse_warc_date(record.rec_headers.get_header("WARC-Date")),
         source=source,
         offset=-1,
+        truncated=truncation,
     )
+
+
+def _read_bounded(stream: IO[bytes], cap: int) -> bytes | None:
+    """The stream's bytes, or None as soon as there are more than ``cap`` (never more held in memory)."""
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := stream.read(BUFF_SIZE):
+        size += len(chunk)
+        if size > cap:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _cut_short(record: ArcWarcRecord) -> bool:
+    return bool(getattr(record.raw_stream, "limit", 0))
+
+
+def _truncation(record: ArcWarcRecord) -> tuple[str, str]:
+    """(kind, detail) of an incomplete payload: ``cut_short`` | ``warc_truncated``; ("", "") when whole."""
+    missing = getattr(record.raw_stream, "limit", 0)
+    if missing:  # warcio returns a short payload, not an error, when the file ends inside a record
+        return "cut_short", f"record ends {missing} bytes before its Content-Length"
+    marked = record.rec_headers.get_header("WARC-Truncated")
+    if marked:  # the crawler stored only the start of the payload (Common Crawl: over 1 MiB)
+        return "warc_truncated", f"WARC-Truncated: {marked[:40]}"
+    return "", ""
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _parse_warc_date(value: str | None) -> datetime | None:

@@ -2,13 +2,20 @@
 
 Every write goes to a temporary file in the destination directory and is renamed into place, so a
 killed stage never leaves a half-written file that a later stage (or DVC) would take as complete.
+
+Temporary names start with :data:`TEMP_PREFIX`, which ``.dvcignore`` and ``.gitignore`` list: what a
+killed write leaves inside a directory output does not make ``dvc status`` dirty, readers of a folder
+skip it, and the next write of the same target removes it (see :func:`remove_leftovers`).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +26,55 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 PARQUET_COMPRESSION = "zstd"
+TEMP_PREFIX = ".tmp-almanac-"  # listed in .dvcignore and .gitignore; nothing else may start with it
+
+
+@functools.cache
+def _host_tag() -> str:
+    """Short, dash-free tag of this machine: on a shared disk, a pid means something only on its host."""
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _temp_affixes(target: Path) -> tuple[str, str]:
+    """``.tmp-almanac-<host>-<pid>-`` + mkstemp's random part (never a dash) + ``-<target name>``."""
+    return f"{TEMP_PREFIX}{_host_tag()}-{os.getpid()}-", f"-{target.name}"
+
+
+def _pid_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's live process
+    return True
+
+
+def remove_leftovers(target: Path) -> list[Path]:
+    """Delete temporaries of ``target`` that a killed writer left beside it; returns what was removed.
+
+    Only names this module makes for exactly this target, from this host, whose process is gone: a
+    concurrent writer's temporary is left alone. A symlink is unlinked itself, never followed.
+    """
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(TEMP_PREFIX):
+            continue
+        parts = entry.name[len(TEMP_PREFIX) :].split("-", 3)
+        if len(parts) != 4 or parts[0] != _host_tag() or parts[3] != target.name or not parts[1].isdigit():
+            continue
+        if _pid_running(int(parts[1])):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
+        removed.append(Path(entry.path))
+    return removed
 
 
 @contextmanager
@@ -26,7 +82,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; rename it onto ``path`` only if the block succeeds."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    remove_leftovers(target)
+    prefix, suffix = _temp_affixes(target)
+    handle, temp_name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=target.parent)
     os.close(handle)
     temp = Path(temp_name)
     try:
@@ -44,7 +102,9 @@ def atomic_dir(directory: str | Path) -> Iterator[Path]:
     """
     target = Path(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    remove_leftovers(target)
+    prefix, suffix = _temp_affixes(target)
+    staging = Path(tempfile.mkdtemp(prefix=prefix, suffix=suffix, dir=target.parent))
     try:
         yield staging
         if target.exists():
@@ -105,7 +165,12 @@ def write_month_partitions(
 
 
 def read_parquet_dir(directory: str | Path, schema: pa.Schema) -> pa.Table:
-    """Concatenate every ``*.parquet`` below ``directory`` in sorted path order."""
-    paths = sorted(Path(directory).rglob("*.parquet"))
+    """Concatenate every ``*.parquet`` below ``directory`` in sorted path order (temporaries skipped)."""
+    root = Path(directory)
+    paths = sorted(
+        path
+        for path in root.rglob("*.parquet")
+        if not any(part.startswith(TEMP_PREFIX) for part in path.relative_to(root).parts)
+    )
     tables = [read_parquet(path, schema) for path in paths]
     return pa.concat_tables(tables) if tables else schema.empty_table()

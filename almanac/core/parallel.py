@@ -7,8 +7,10 @@ byte-identical however many workers ran).
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -18,6 +20,7 @@ R = TypeVar("R")
 
 EXECUTORS = ("ray", "serial")
 _log = logging.getLogger("almanac.ray")
+LOOPBACK = "127.0.0.1"
 
 
 @dataclass(frozen=True)
@@ -44,16 +47,44 @@ def init_ray(config: RayConfig) -> None:
         context: Any = ray.init(address=config.address, logging_level=logging.WARNING, log_to_driver=True)
         _log.info("joined Ray cluster at %s (%s)", context.address_info.get("gcs_address"), _cpus())
         return
-    # A private local instance: no token auth or dashboard to set up, nothing listening beyond loopback.
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    ray.init(
+    _private_local_ray()
+    # address="local": never join a cluster found through RAY_ADDRESS or /tmp/ray (only ray.address does).
+    context = ray.init(
+        address="local",
         num_cpus=config.num_cpus or os.cpu_count() or 1,
         object_store_memory=config.object_store_mb * 2**20,
         include_dashboard=False,
+        dashboard_host=LOOPBACK,
         logging_level=logging.WARNING,
-        _node_ip_address="127.0.0.1",
+        _node_ip_address=LOOPBACK,
     )
-    _log.info("started local Ray (%s)", _cpus())
+    node_ip = str(context.address_info.get("node_ip_address", ""))
+    if not ipaddress.ip_address(node_ip).is_loopback:
+        ray.shutdown()
+        raise RuntimeError(f"local Ray took node address {node_ip}, not loopback: refusing to run on it")
+    _log.info("started local Ray on %s (%s)", node_ip, _cpus())
+
+
+def _private_local_ray() -> None:
+    """Loopback-only listeners and Ray's token auth for the instance this process starts.
+
+    Ray swaps a loopback ``_node_ip_address`` for the machine's routable IP, and its GCS, raylet,
+    object manager and workers then listen on every interface; with Ray's "no multi-node cluster"
+    switch off it keeps the loopback IP and binds each listener there. The token comes from the
+    environment (``RAY_AUTH_TOKEN``) or is made here, for this process and its Ray children only, so
+    nothing is written to ``~/.ray``.
+    """
+    from ray._private import ray_constants
+    from ray._raylet import AuthenticationTokenLoader, Config  # type: ignore[attr-defined]
+
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # what ray_constants reads at import
+    ray_constants.ENABLE_RAY_CLUSTER = False  # the same switch, for a Ray imported before this call
+    os.environ["RAY_AUTH_MODE"] = "token"
+    if not os.environ.get("RAY_AUTH_TOKEN"):
+        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    # Ray caches its config and token at import; re-read both so this process uses the token too.
+    Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
 
 
 def _cpus() -> str:

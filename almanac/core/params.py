@@ -36,6 +36,17 @@ def months_in_scope(params: Mapping[str, Any]) -> list[str]:
     return validate_months([str(month) for month in months])
 
 
+def ccnews_months(params: Mapping[str, Any]) -> list[str]:
+    """The crawl months whose CC-News raw folder is ingested (``ccnews_months``; [] = no CC-News).
+
+    A missing key means every month in scope, as before the key existed; an empty list is a choice.
+    """
+    months = params.get("ccnews_months", months_in_scope(params))
+    if not isinstance(months, list):
+        raise ValueError("params.yaml: 'ccnews_months' must be a list like ['2025-05'] (or [] for none)")
+    return validate_months([str(month) for month in months])
+
+
 def parse_section(cls: type[T], params: Mapping[str, Any], name: str) -> T:
     """Build ``cls`` (a frozen dataclass) from ``params[name]``; lists become tuples."""
     raw = params.get(name) or {}

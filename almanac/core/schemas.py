@@ -32,6 +32,11 @@ ARTICLE_SCHEMA = pa.schema(
         pa.field("source_format", pa.string(), nullable=False),  # "warc" | "newsplease_jsonl"
         pa.field("source_file", pa.string(), nullable=False),
         pa.field("source_offset", pa.int64(), nullable=False),  # byte offset (WARC) or line number (JSONL)
+        # The codec a WARC page was decoded with (almanac.ccnews.extract.decode_page); null for JSONL.
+        pa.field("charset", pa.string()),
+        # The WARC payload was incomplete (the file ends inside the record, or the crawler marked it
+        # WARC-Truncated) and the article comes from the part that was read.
+        pa.field("truncated", pa.bool_(), nullable=False),
     ]
 )
 

@@ -19,6 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from almanac.gdelt.values import NON_NEGATIVE_FIELDS
+
 # Plain decimals only (GDELT writes no exponents): anything else, e.g. "1e999", is left to values.py.
 _DECIMAL = r"^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)$"
 
@@ -106,6 +108,8 @@ def _type_columns(raw: pa.Table, schema: pa.Schema) -> tuple[list[pa.Array], pa.
         text, bad_bytes = _as_text(raw.column(name).combine_chunks())
         empty = pc.equal(pc.binary_length(text), 0)
         values, proven = _typed(text, field.type)
+        if name in NON_NEGATIVE_FIELDS:  # a negative count is for values.py to reject
+            proven = pc.and_(proven, pc.invert(pc.starts_with(text, "-")))
         refused = pc.and_(pc.invert(empty), pc.invert(proven))
         if not field.nullable:
             refused = pc.or_(refused, empty)

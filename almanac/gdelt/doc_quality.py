@@ -4,7 +4,8 @@ MIRAI cleans the articles behind its events following OBELICS: documents with to
 much repetition or too many special characters are dropped. The four measures are defined here
 precisely so that a threshold in ``params.yaml`` means one thing:
 
-* :func:`word_count`: the number of whitespace-separated tokens (as ``str.split()`` splits).
+* :func:`word_count`: whitespace tokens, and one word per Chinese/Japanese character
+  (:func:`almanac.core.text.word_count`, shared with the CC-News filters).
 * :func:`char_repetition`: the share of character 10-gram occurrences that repeat an earlier one.
 * :func:`word_repetition`: the same over word 5-grams; a duplicated line or paragraph of five words
   or more makes almost all of its 5-grams repeats, so this also catches duplicated boilerplate.
@@ -23,6 +24,8 @@ import unicodedata
 from pathlib import Path
 from typing import Final, NamedTuple
 
+from almanac.core.text import word_count as shared_word_count
+
 CHAR_NGRAM: Final = 10
 WORD_NGRAM: Final = 5
 
@@ -40,7 +43,7 @@ class DocQuality(NamedTuple):
 
 
 def word_count(text: str) -> int:
-    return len(text.split())
+    return shared_word_count(text)
 
 
 def repeated_share(grams: list[str] | list[tuple[str, ...]]) -> float:

@@ -8,6 +8,7 @@ loads. One work item per file, so Ray spreads a month's files over the workers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,7 @@ import pyarrow as pa
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.gdelt.columns import read_fast
-from almanac.gdelt.reader import FileRejected, read_file_bytes
+from almanac.gdelt.reader import DEFAULT_MAX_BYTES, FileRejected, read_file_bytes
 from almanac.gdelt.schema import (
     EXPORT_FIELDS_V1,
     EXPORT_FIELDS_V2,
@@ -26,12 +27,25 @@ from almanac.gdelt.schema import (
     MENTIONS_FIELDS,
     MENTIONS_SCHEMA,
 )
-from almanac.gdelt.values import BadValue, WrongShape, parse_row, rows_to_table, split_line
+from almanac.gdelt.values import (
+    EXPORT_FIELDS_HISTORICAL,
+    BadValue,
+    WrongShape,
+    parse_row,
+    rows_to_table,
+    split_line,
+)
 
 STAGE = "gdelt_ingest"
 IGNORED_NAMES = frozenset({"MANIFEST.json", "README.md"})
 _EXCERPT_CHARS = 160
+_BACKFILE_ZIP = re.compile(r"^\d{4}(?:\d{2})?\.zip$")
 _LINE = "__line"  # temporary column: rows of both paths are put back in file order by it
+
+
+@dataclass(frozen=True)
+class GdeltIngestConfig:
+    max_member_bytes: int = DEFAULT_MAX_BYTES  # a file whose CSV is larger is rejected member_too_large
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,7 @@ class FileTask:
     path: str
     label: str  # the file's name: rows' ``source`` is "<label>:<line>", stable across clones
     kind: str  # "export" | "mentions" | "unknown"
+    max_member_bytes: int = DEFAULT_MAX_BYTES
 
 
 @dataclass
@@ -56,17 +71,19 @@ def file_kind(name: str) -> str:
         return "unknown"  # other GDELT products: not event rows
     if lower.endswith((".csv", ".csv.zip")):
         return "export"  # <stamp>.export.CSV(.zip) and GDELT 1.0's YYYYMMDD.export.CSV.zip
+    if _BACKFILE_ZIP.match(lower):
+        return "export"  # GDELT 1.0 backfiles: YYYY.zip (1979-2005) and YYYYMM.zip (2006 to March 2013)
     return "unknown"
 
 
-def discover_files(month_dir: Path) -> list[FileTask]:
+def discover_files(month_dir: Path, max_member_bytes: int = DEFAULT_MAX_BYTES) -> list[FileTask]:
     if not month_dir.is_dir():
         raise FileNotFoundError(f"no GDELT raw directory {month_dir} (run gdelt_download first)")
     tasks = []
     for path in sorted(p for p in month_dir.iterdir() if not p.is_dir()):
         if path.name.startswith(".") or path.name in IGNORED_NAMES or path.name.endswith(".part"):
             continue
-        tasks.append(FileTask(str(path), path.name, file_kind(path.name)))
+        tasks.append(FileTask(str(path), path.name, file_kind(path.name), max_member_bytes))
     return tasks
 
 
@@ -80,7 +97,7 @@ def ingest_file(task: FileTask, fast: bool = True) -> FileResult:
     if task.kind == "unknown":
         return _file_rejected(ledger, task, "unknown_file_type", "not a GDELT export or mentions file name")
     try:
-        data = read_file_bytes(Path(task.path))
+        data = read_file_bytes(Path(task.path), task.max_member_bytes)
     except FileRejected as error:
         return _file_rejected(ledger, task, error.reason, error.detail)
     lines = data.splitlines()  # \n, \r\n and \r, as pyarrow.csv splits them
@@ -123,8 +140,11 @@ def _layout(kind: str, first_line: bytes) -> tuple[Sequence[str], str | None]:
     """Column names the fast path reads the file with, judged by its first line, and the version."""
     if kind == "mentions":
         return MENTIONS_FIELDS, None
-    if first_line.count(b"\t") + 1 == len(EXPORT_FIELDS_V1):
+    fields = first_line.count(b"\t") + 1
+    if fields == len(EXPORT_FIELDS_V1):
         return EXPORT_FIELDS_V1, "1.0"
+    if fields == len(EXPORT_FIELDS_HISTORICAL):
+        return EXPORT_FIELDS_HISTORICAL, "1.0"
     return EXPORT_FIELDS_V2, "2.0"
 
 
@@ -138,7 +158,7 @@ def _with_provenance(typed: pa.Table, lines: list[int], task: FileTask, version:
             columns[field.name] = pa.array([version] * typed.num_rows, pa.string())
         elif field.name == "source":
             columns[field.name] = pa.array([f"{task.label}:{line}" for line in lines], pa.string())
-        else:  # the ADM2 codes GDELT 1.0 does not have
+        else:  # the ADM2 codes GDELT 1.0 does not have, and a backfile's SOURCEURL
             columns[field.name] = pa.nulls(typed.num_rows, field.type)
     table = pa.Table.from_pydict(columns, schema=schema)
     return table.append_column(_LINE, pa.array(lines, pa.int64()))

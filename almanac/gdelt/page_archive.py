@@ -11,8 +11,9 @@ order and of which copy a crawler happened to write last.
 Only wanted keys are read into memory; every other record is skipped. A record that cannot be used is
 kept as a :class:`PageProblem` under its URL (reason ``archive_unreadable``, ``not_html``,
 ``http_status``, ``no_extractable_text``), so a URL whose captured page is broken is rejected with that
-reason rather than looking absent. A page whose bytes are not the UTF-8 its label claims is read as
-cp1252 (counted in :attr:`PageArchive.relabelled_pages`). Damage that hides the URL itself (a garbled
+reason rather than looking absent. A page whose bytes do not fit its label is read with the charset
+:func:`almanac.ccnews.extract.decode_page` detects, windows-1252 for Western pages (counted in
+:attr:`PageArchive.relabelled_pages`). Damage that hides the URL itself (a garbled
 header, a gzip member cut short before its WARC header ends) cannot be attributed: it stops the file
 there and is tallied in :attr:`PageArchive.file_problems`.
 """
@@ -30,13 +31,12 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 from warcio.recordloader import ArcWarcRecord
 
-from almanac.ccnews.extract import decode_html, extract_article
+from almanac.ccnews.extract import decode_page, extract_article
 from almanac.wcep.news import match_key
 
 PATTERNS: Final = ("*.warc.gz", "*.warc")
 _STATUS = re.compile(r"^\d{3}$")
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
-_UTF8_NAMES: Final = frozenset({"utf-8", "utf8"})
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class ArchivedPage:
     text: str
     publish_date: datetime | None
     source: str  # <file name>:<record offset>
-    relabelled: bool = False  # read as cp1252: its bytes were not the UTF-8 its label claimed
+    relabelled: bool = False  # read with a detected charset: its bytes did not fit its label
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class PageArchive:
     records: dict[str, ArchivedPage | PageProblem] = field(default_factory=dict)
     files: int = 0
     duplicate_records: int = 0
-    relabelled_pages: int = 0  # pages labelled UTF-8 but read as cp1252 (see _decoded)
+    relabelled_pages: int = 0  # pages read with a detected charset, not their label (see _decoded)
     file_problems: dict[str, int] = field(default_factory=dict)  # reason -> files cut short by it
 
     @classmethod
@@ -147,21 +147,15 @@ def _page(record: ArcWarcRecord, uri: str) -> ArchivedPage | PageProblem:
 
 
 def _decoded(payload: bytes, declared: str | None) -> tuple[str, bool] | PageProblem:
-    """(the page's text, whether it was read as cp1252 despite its label), or why it cannot be read.
+    """(the page's text, whether its charset was detected rather than declared), or why it cannot be read.
 
-    The HTTP charset, else the ``<meta>`` one, else UTF-8 (:func:`decode_html`). A page that is not
-    valid UTF-8 although labelled (or defaulted to) UTF-8 is read as cp1252: legacy Western pages served
-    under a wrong label are the common case, and WHATWG browsers make the same guess. A failure under
-    any other label is not second-guessed.
+    :func:`decode_page`: the browsers' order (BOM, HTTP charset, ``<meta>``, UTF-8), and charset-normalizer
+    when the bytes do not fit the label (legacy Western pages served under a UTF-8 label are the common
+    case; they read as windows-1252, the WHATWG guess).
     """
     try:
-        return decode_html(payload, declared), False
+        decoded = decode_page(payload, declared)
     except UnicodeDecodeError as error:
-        if error.encoding.lower().replace("_", "-") not in _UTF8_NAMES:
-            return PageProblem(
-                "archive_unreadable", f"cannot decode the page as {error.encoding}: {error.reason}"
-            )
-        try:
-            return payload.decode("cp1252"), True
-        except UnicodeDecodeError:
-            return PageProblem("archive_unreadable", f"neither UTF-8 nor cp1252: {error.reason}")
+        detail = f"bytes invalid for {error.encoding} ({error.reason}) and no charset detected"
+        return PageProblem("archive_unreadable", detail)
+    return decoded.text, decoded.source == "detected"

@@ -1,8 +1,11 @@
 """The reference meaning of every GDELT field: one raw row (a list of strings) -> typed values or a reason.
 
 Export rows are recognised by their field count: 61 (GDELT 2.0), 58 (GDELT 1.0 daily files: the same
-fields without the three ``*Geo_ADM2Code`` columns, DATEADDED as YYYYMMDD) mapped into the 2.0 layout,
-and 57 (GDELT 1.0 historical backfiles, no SOURCEURL) rejected as unsupported. Values are strict: an
+fields without the three ``*Geo_ADM2Code`` columns, DATEADDED as YYYYMMDD) and 57 (GDELT 1.0
+historical backfiles: the 58 without the final SOURCEURL), both mapped into the 2.0 layout with the
+fields they lack null. A backfile's DATEADDED is the day the row entered GDELT (in 2013 for a 1979
+event), never earlier than its Day; it is kept as written and not replaced by Day, so no row claims to
+have been known before GDELT had it. Values are strict: an
 integer is ASCII digits with an optional minus, a decimal has no spaces, NaN or infinity, a date is a
 real calendar date. The vectorised reader (``columns.py``) only accepts what it can prove these rules
 accept, and hands every other row to these functions, which decide.
@@ -29,6 +32,9 @@ from almanac.gdelt.schema import (
 )
 
 _DECIMAL = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+# Counts: a negative value is a damaged row, not an event GDELT could have written. (The mentions
+# character offsets are not counts: -1 means the actor was not found in the text.)
+NON_NEGATIVE_FIELDS = frozenset({"NumMentions", "NumSources", "NumArticles", "MentionDocLen"})
 
 
 class BadValue(ValueError):
@@ -128,18 +134,25 @@ class Layout:
     names: tuple[str, ...]
     parsers: tuple[Callable[[str], Any], ...]
     required: tuple[int, ...]  # positions that may not be empty (non-nullable columns)
+    non_negative: tuple[int, ...] = ()  # positions of counts (NON_NEGATIVE_FIELDS)
 
 
 def _layout(schema: pa.Schema, names: Sequence[str]) -> Layout:
     fields = [schema.field(name) for name in names]
     required = tuple(index for index, field in enumerate(fields) if not field.nullable)
-    return Layout(tuple(names), tuple(_parser(field) for field in fields), required)
+    counts = tuple(index for index, name in enumerate(names) if name in NON_NEGATIVE_FIELDS)
+    return Layout(tuple(names), tuple(_parser(field) for field in fields), required, counts)
 
 
 _EXPORT_V2 = _layout(EXPORT_SCHEMA, EXPORT_FIELDS_V2)
 _EXPORT_V1 = _layout(EXPORT_SCHEMA, EXPORT_FIELDS_V1)
+# GDELT 1.0 historical backfiles (1979 to March 2013): the daily layout up to DATEADDED, no SOURCEURL.
+EXPORT_FIELDS_HISTORICAL: tuple[str, ...] = EXPORT_FIELDS_V1[:HISTORICAL_FIELD_COUNT]
+assert EXPORT_FIELDS_V1[HISTORICAL_FIELD_COUNT:] == ("SOURCEURL",)
+_EXPORT_HISTORICAL = _layout(EXPORT_SCHEMA, EXPORT_FIELDS_HISTORICAL)
 _MENTIONS = _layout(MENTIONS_SCHEMA, MENTIONS_FIELDS)
-# Where each GDELT 1.0 field goes in a 2.0 row (the three ADM2 columns stay null).
+# Where each GDELT 1.0 field goes in a 2.0 row (the three ADM2 columns, and SOURCEURL of a backfile
+# row, stay null).
 _V1_POSITIONS = [EXPORT_FIELDS_V2.index(name) for name in EXPORT_FIELDS_V1]
 
 
@@ -161,6 +174,10 @@ def parse_fields(fields: list[str], layout: Layout) -> list[Any]:
     for index in layout.required:
         if values[index] is None:
             raise BadValue(f"{layout.names[index]}: empty, but every row needs one")
+    for index in layout.non_negative:
+        count = values[index]
+        if isinstance(count, int) and count < 0:
+            raise BadValue(f"{layout.names[index]}: {count} is negative, but it is a count")
     return values
 
 
@@ -169,20 +186,15 @@ def parse_export_fields(fields: list[str]) -> tuple[list[Any], str]:
     count = len(fields)
     if count == len(EXPORT_FIELDS_V2):
         return parse_fields(fields, _EXPORT_V2), "2.0"
-    if count == len(EXPORT_FIELDS_V1):
+    if count in (len(EXPORT_FIELDS_V1), HISTORICAL_FIELD_COUNT):
+        layout = _EXPORT_V1 if count == len(EXPORT_FIELDS_V1) else _EXPORT_HISTORICAL
         row: list[Any] = [None] * len(EXPORT_FIELDS_V2)
-        for position, value in zip(_V1_POSITIONS, parse_fields(fields, _EXPORT_V1), strict=True):
+        for position, value in zip(_V1_POSITIONS, parse_fields(fields, layout), strict=False):
             row[position] = value
         return row, "1.0"
-    if count == HISTORICAL_FIELD_COUNT:
-        raise WrongShape(
-            "historical_format_unsupported",
-            "57 fields: the GDELT 1.0 historical backfile layout (no SOURCEURL); only GDELT 2.0"
-            " exports (61 fields) and GDELT 1.0 daily files (58) are read",
-        )
     raise WrongShape(
         "wrong_field_count",
-        f"{count} fields; an export row has 61 (GDELT 2.0) or 58 (GDELT 1.0 daily)",
+        f"{count} fields; an export row has 61 (GDELT 2.0), 58 (GDELT 1.0 daily) or 57 (GDELT 1.0 backfile)",
     )
 
 

@@ -43,16 +43,20 @@ def record_usage(
     attempts = sum(outcome.attempts for outcome in outcomes)
     counters: dict[str, float] = {
         "requests": len(results),
-        "cache_hits": sum(1 for result in results if result.cached),
+        "cache_hits": sum(1 for result in results if result.cached and result.ok),
         "cache_misses": sum(1 for result in results if not result.cached),
         "calls": len(outcomes),
         "http_attempts": attempts if role.backend == "openai" else 0,
         "retries": sum(max(0, outcome.attempts - 1) for outcome in outcomes) if not role.batch else 0,
         "failed": sum(1 for outcome in outcomes if outcome.error),
+        # content failures a previous run stored: returned as rejects again, at no cost
+        "cached_failures": sum(1 for result in results if result.cached and not result.ok),
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "cost_usd": round(cost_usd(role, prompt_tokens, completion_tokens), 6),
         "seconds": round(seconds, 3),
     }
+    if not counters["cached_failures"]:
+        del counters["cached_failures"]  # metrics of runs without any stay as they were
     for counter, amount in counters.items():
         add_metric(ledger, f"{name}.{counter}", amount)

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any, Final
 import openai
 
 from almanac.core.io import read_json, write_json, write_text
-from almanac.llm.cache import CachedResponse, LLMCache
+from almanac.core.stage import StageError
+from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache
 from almanac.llm.config import RoleConfig
 from almanac.llm.secrets import redact
-from almanac.llm.transport import CallOutcome, make_client, request_body
+from almanac.llm.transport import CONTENT, TRANSPORT, CallOutcome, make_client, request_body
 
 if TYPE_CHECKING:
     from almanac.llm.client import LLMRequest
@@ -39,7 +40,7 @@ MAX_REQUESTS_PER_BATCH = 50_000  # the OpenAI Batch API limit
 _TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 
 
-class BatchPending(RuntimeError):
+class BatchPending(StageError):
     """The batch is still running; its id is saved, so rerunning the stage re-attaches to it."""
 
 
@@ -90,11 +91,15 @@ def _outcome(record: Mapping[str, Any], secrets: tuple[str, ...]) -> CallOutcome
         detail = redact(
             json.dumps(record.get("error") or body.get("error") or body, sort_keys=True)[:500], secrets
         )
-        return CallOutcome("", 0, 0, 1, "llm_batch_error", f"HTTP {status}: {detail}")
+        # A 4xx other than a rate limit is this request's own problem; anything else may pass next time.
+        if 400 <= status < 500 and status not in (408, 409, 429):
+            return CallOutcome("", 0, 0, 1, "llm_batch_error", f"HTTP {status}: {detail}", CONTENT)
+        cause = "HTTP 429 rate limited" if status == 429 else f"batch line failed (HTTP {status})"
+        return CallOutcome("", 0, 0, 1, "llm_batch_error", f"HTTP {status}: {detail}", TRANSPORT, cause)
     try:
         text = body["choices"][0]["message"]["content"] or ""
     except (KeyError, IndexError, TypeError):
-        return CallOutcome("", 0, 0, 1, "llm_batch_error", "batch answer has no choices")
+        return CallOutcome("", 0, 0, 1, "llm_batch_error", "batch answer has no choices", CONTENT)
     usage = body.get("usage") or {}
     prompt_tokens, completion_tokens = (
         int(usage.get("prompt_tokens") or 0),
@@ -102,7 +107,7 @@ def _outcome(record: Mapping[str, Any], secrets: tuple[str, ...]) -> CallOutcome
     )
     if not text.strip():
         return CallOutcome(
-            "", prompt_tokens, completion_tokens, 1, "llm_empty_response", "empty batch answer"
+            "", prompt_tokens, completion_tokens, 1, "llm_empty_response", "empty batch answer", CONTENT
         )
     return CallOutcome(text, prompt_tokens, completion_tokens, 1)
 
@@ -112,6 +117,14 @@ def import_batch_output(
 ) -> dict[str, CallOutcome]:
     """Fill the cache from an output file (e.g. produced by vLLM's offline batch runner)."""
     outcomes = read_batch_output(text)
+    _store_outcomes(role, requests, outcomes, cache)
+    return {key: outcomes[key] for key in requests if key in outcomes}
+
+
+def _store_outcomes(
+    role: RoleConfig, requests: Mapping[str, LLMRequest], outcomes: Mapping[str, CallOutcome], cache: LLMCache
+) -> None:
+    """Answers in one transaction; content failures kept with their reason; transport failures not kept."""
     rows = [
         (
             key,
@@ -124,7 +137,10 @@ def import_batch_output(
         if key in requests and not out.error
     ]
     cache.put_many(rows)
-    return {key: outcomes[key] for key in requests if key in outcomes}
+    for key, out in outcomes.items():
+        if key in requests and out.kind == CONTENT:
+            failure = CachedFailure(out.error, out.detail)
+            cache.put_failure(key, role.endpoint, requests[key].task, requests[key].prompt_version, failure)
 
 
 def state_path(cache: LLMCache, role: RoleConfig, keys: Iterable[str]) -> Path:
@@ -174,21 +190,17 @@ async def _run_chunk(
         if file_id:
             content = await client.files.content(file_id)
             outcomes.update(read_batch_output(content.text, secrets))
-    rows = [
-        (
-            key,
-            role.endpoint,
-            requests[key].task,
-            requests[key].prompt_version,
-            CachedResponse(out.text, out.prompt_tokens, out.completion_tokens),
-        )
-        for key, out in outcomes.items()
-        if key in requests and not out.error
-    ]
-    cache.put_many(rows)  # one transaction: the state file goes only after the answers are safe
+    _store_outcomes(role, requests, outcomes, cache)  # the state file goes only after the answers are safe
     state_file.unlink(missing_ok=True)
     missing = CallOutcome(
-        "", 0, 0, 1, "llm_batch_error", f"no answer in batch {batch_id} (status {batch.status})"
+        "",
+        0,
+        0,
+        1,
+        "llm_batch_error",
+        f"no answer in batch {batch_id} (status {batch.status})",
+        TRANSPORT,
+        f"no answer in a {batch.status} batch",
     )
     return {key: outcomes.get(key, missing) for key in requests}
 

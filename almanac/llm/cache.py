@@ -8,6 +8,12 @@ rerun finds every committed answer and makes no request for it.
 The key is the SHA-256 of canonical JSON over everything that determines the answer: backend, server,
 model, rendered messages, sampling parameters and the prompt's version and content hash. The API key
 is not part of a key and is never stored.
+
+Requests that failed for a content reason (an answer unreadable after every retry, an empty answer, a
+4xx for this request alone) are kept in a table of their own with their reason, so a rerun does not
+pay for them again; a success for the same key, if one ever arrives, wins. Transport failures are
+never stored: the next run asks again. :meth:`LLMCache.forget_failures` clears the table (e.g. after
+the server was fixed).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +36,17 @@ CREATE TABLE IF NOT EXISTS responses (
     text TEXT NOT NULL,
     prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL,
+    created REAL NOT NULL
+)
+"""
+_FAILURES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS failures (
+    key TEXT PRIMARY KEY,
+    endpoint TEXT NOT NULL,
+    task TEXT NOT NULL,
+    prompt_version TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    detail TEXT NOT NULL,
     created REAL NOT NULL
 )
 """
@@ -48,6 +65,12 @@ class CachedResponse:
     completion_tokens: int
 
 
+@dataclass(frozen=True)
+class CachedFailure:
+    reason: str  # the reject reason, e.g. llm_unreadable_response
+    detail: str  # redacted before it was stored
+
+
 class LLMCache:
     """One connection per process (and per thread); open it where the work runs, not before forking."""
 
@@ -60,6 +83,7 @@ class LLMCache:
         # drop the last few commits, which then are simply asked again.
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute(_SCHEMA)
+        self._conn.execute(_FAILURES_SCHEMA)
 
     def get(self, key: str) -> CachedResponse | None:
         row = self._conn.execute(
@@ -68,17 +92,40 @@ class LLMCache:
         return None if row is None else CachedResponse(row[0], row[1], row[2])
 
     def get_many(self, keys: Iterable[str]) -> dict[str, CachedResponse]:
+        rows = self._rows_by_key("SELECT key, text, prompt_tokens, completion_tokens FROM responses", keys)
+        return {key: CachedResponse(text, prompt, completion) for key, text, prompt, completion in rows}
+
+    def get_failures(self, keys: Iterable[str]) -> dict[str, CachedFailure]:
+        rows = self._rows_by_key("SELECT key, reason, detail FROM failures", keys)
+        return {key: CachedFailure(reason, detail) for key, reason, detail in rows}
+
+    def _rows_by_key(self, select: str, keys: Iterable[str]) -> Iterator[tuple[Any, ...]]:
+        """``select`` (whose first column is the key) for the distinct ``keys``, a bounded chunk at a time."""
         unique = sorted(set(keys))
-        found: dict[str, CachedResponse] = {}
         for start in range(0, len(unique), _LOOKUP_CHUNK):
             chunk = unique[start : start + _LOOKUP_CHUNK]
             marks = ",".join("?" * len(chunk))
-            query = (
-                f"SELECT key, text, prompt_tokens, completion_tokens FROM responses WHERE key IN ({marks})"
-            )
-            for key, text, prompt_tokens, completion_tokens in self._conn.execute(query, chunk):
-                found[key] = CachedResponse(text, prompt_tokens, completion_tokens)
-        return found
+            yield from self._conn.execute(f"{select} WHERE key IN ({marks})", chunk)
+
+    def put_failure(
+        self, key: str, endpoint: str, task: str, prompt_version: str, failure: CachedFailure
+    ) -> None:
+        """Keep a terminal content failure; an existing entry keeps its first reason."""
+        self._conn.execute(
+            "INSERT OR IGNORE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (key, endpoint, task, prompt_version, failure.reason, failure.detail, time.time()),
+        )
+
+    def failure_count(self) -> int:
+        return int(self._conn.execute("SELECT COUNT(*) FROM failures").fetchone()[0])
+
+    def forget_failures(self, task: str | None = None) -> int:
+        """Drop stored content failures (of one task, or all) so the next run asks again; returns how many."""
+        if task is None:
+            cursor = self._conn.execute("DELETE FROM failures")
+        else:
+            cursor = self._conn.execute("DELETE FROM failures WHERE task = ?", (task,))
+        return int(cursor.rowcount)
 
     def put(self, key: str, endpoint: str, task: str, prompt_version: str, response: CachedResponse) -> None:
         self.put_many([(key, endpoint, task, prompt_version, response)])

@@ -6,22 +6,27 @@ pacing and retries, or through the Batch API — committing each answer to the c
 arrives, and (3) returns one :class:`LLMResult` per request, in order. A request that fails for good
 comes back with ``ok=False`` and a reason; the stage turns it into a reject row with
 :meth:`LLMResult.reject_into`. Tokens, cost and cache hits/misses are added to the stage's ledger.
+
+A content failure is cached like an answer (a rerun returns it without a call); a transport failure
+is not. When more than ``max_failed_share`` of the calls fail on transport, the run stops early with
+:class:`LLMFatalError` naming the cause, so the stage exits non-zero and writes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from almanac.core.rejects import StageLedger
 from almanac.llm.accounting import record_usage
-from almanac.llm.cache import CachedResponse, LLMCache, cache_key
+from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache, cache_key
 from almanac.llm.config import RoleConfig
 from almanac.llm.limits import RateLimiter
 from almanac.llm.prompts import Message
-from almanac.llm.transport import CallOutcome, call_chat, make_client
+from almanac.llm.transport import CONTENT, TRANSPORT, CallOutcome, LLMFatalError, call_chat, make_client
 
 
 @dataclass(frozen=True)
@@ -86,9 +91,10 @@ async def arun_requests(
 ) -> list[LLMResult]:
     keys = [request.key(role) for request in requests]
     hits = cache.get_many(keys)
+    failed_before = cache.get_failures(key for key in keys if key not in hits)
     misses: dict[str, LLMRequest] = {}
     for request, key in zip(requests, keys, strict=True):
-        if key not in hits:
+        if key not in hits and key not in failed_before:
             misses.setdefault(key, request)  # identical requests share one call
     started = time.monotonic()
     outcomes: dict[str, CallOutcome] = {}
@@ -101,8 +107,10 @@ async def arun_requests(
             outcomes = await run_batch(role, misses, cache)
         else:
             outcomes = await _run_live(role, misses, cache)
+        stop_if_too_many_failed(role, outcomes.values(), len(misses))
     results = [
-        _result(role, request, key, hits, outcomes) for request, key in zip(requests, keys, strict=True)
+        _result(role, request, key, hits, failed_before, outcomes)
+        for request, key in zip(requests, keys, strict=True)
     ]
     if ledger is not None:
         record_usage(ledger, role, results, outcomes.values(), time.monotonic() - started)
@@ -114,6 +122,7 @@ def _result(
     request: LLMRequest,
     key: str,
     hits: Mapping[str, CachedResponse],
+    failed_before: Mapping[str, CachedFailure],
     outcomes: Mapping[str, CallOutcome],
 ) -> LLMResult:
     common = {
@@ -137,6 +146,19 @@ def _result(
             attempts=0,
             **common,
         )
+    if key in failed_before:
+        failure = failed_before[key]
+        return LLMResult(
+            ok=False,
+            text="",
+            error=failure.reason,
+            detail=failure.detail,
+            cached=True,
+            prompt_tokens=0,
+            completion_tokens=0,
+            attempts=0,
+            **common,
+        )
     out = outcomes[key]
     return LLMResult(
         ok=not out.error,
@@ -151,9 +173,29 @@ def _result(
     )
 
 
+def stop_if_too_many_failed(
+    role: RoleConfig, outcomes: Collection[CallOutcome], calls: int, stopped_early: bool = False
+) -> None:
+    """Raise :class:`LLMFatalError` when transport failures exceed ``max_failed_share`` of ``calls``."""
+    failed = [outcome for outcome in outcomes if outcome.kind == TRANSPORT]
+    if not failed or (len(failed) <= role.max_failed_share * calls and not stopped_early):
+        return
+    causes = Counter(outcome.cause or outcome.error for outcome in failed).most_common()
+    said = causes[0][0] if len(causes) == 1 else ", ".join(f"{cause} ({n})" for cause, n in causes)
+    unfinished = calls - len(outcomes)  # never sent, or cancelled in flight when the run stopped
+    tally = f"{len(failed)} of {calls} calls failed"
+    if unfinished > 0:
+        tally += f" (stopped early, {unfinished} not finished)"
+    raise LLMFatalError(f"llm role {role.name!r}: {tally}: {said} ({role.server})")
+
+
 def _store(cache: LLMCache, role: RoleConfig, key: str, request: LLMRequest, outcome: CallOutcome) -> None:
+    if outcome.kind == CONTENT:  # asking again would give the same: keep the reason, not the call
+        failure = CachedFailure(outcome.error, outcome.detail)
+        cache.put_failure(key, role.endpoint, request.task, request.prompt_version, failure)
+        return
     if outcome.error:
-        return  # failures are not cached: a later run may succeed
+        return  # transport failures are not cached: a later run may succeed
     response = CachedResponse(outcome.text, outcome.prompt_tokens, outcome.completion_tokens)
     cache.put(key, role.endpoint, request.task, request.prompt_version, response)
 
@@ -178,20 +220,36 @@ async def _run_live(
     queue = list(misses.items())
     queue.reverse()  # pop() from the end keeps input order
     outcomes: dict[str, CallOutcome] = {}
+    allowed = role.max_failed_share * len(misses)
+    failed = 0
     async with make_client(role) as client:
 
         async def worker() -> None:
+            nonlocal failed
             while queue:
                 key, request = queue.pop()
                 outcome = await call_chat(client, role, request.messages, limiter)
                 # Committed at once: a kill -9 loses only the calls still in flight.
                 _store(cache, role, key, request, outcome)
                 outcomes[key] = outcome
+                failed += outcome.kind == TRANSPORT
+                if failed > allowed:
+                    # Stop now: a dead endpoint would otherwise cost every call its full retry budget.
+                    raise _TooManyFailed
 
         try:
             async with asyncio.TaskGroup() as group:
                 for _ in range(min(role.max_concurrency, len(queue))):
                     group.create_task(worker())
         except BaseExceptionGroup as group_error:
+            fatal = group_error.subgroup(LLMFatalError)  # a refused key says more than the failure count
+            if fatal is not None:
+                raise fatal.exceptions[0] from None
+            if group_error.subgroup(_TooManyFailed) is not None:
+                stop_if_too_many_failed(role, outcomes.values(), len(misses), stopped_early=True)
             raise group_error.exceptions[0] from None
     return outcomes
+
+
+class _TooManyFailed(Exception):
+    """Raised in a worker to cancel the others; turned into LLMFatalError with the counts."""

@@ -17,15 +17,19 @@ from pathlib import Path
 from typing import Any
 
 from almanac.core.params import parse_section
+from almanac.core.stage import StageError
 
 log = logging.getLogger(__name__)
 
 BACKENDS = ("offline", "openai")
 DEFAULT_CACHE_PATH = "data/cache/llm.sqlite"
 DEFAULT_PROMPTS_DIR = "prompts"
+# Share of a run's calls that may fail on transport, quota or server errors (each becomes a reject row,
+# asked again next run) before the stage stops instead: a dead endpoint must not pass for "no output".
+DEFAULT_MAX_FAILED_SHARE = 0.02
 
 
-class LLMConfigError(ValueError):
+class LLMConfigError(StageError, ValueError):
     """A role is misconfigured (unknown backend, unset key variable, ...): fail loudly, reject nothing."""
 
 
@@ -48,6 +52,7 @@ class RoleConfig:
     batch: bool = False  # route cache misses through the OpenAI Batch API instead of live calls
     batch_poll_s: float = 30.0
     batch_max_wait_s: float = 86400.0  # give up waiting (the batch keeps running; a rerun re-attaches)
+    max_failed_share: float = DEFAULT_MAX_FAILED_SHARE  # from llm.max_failed_share unless the role sets it
     price_per_1m_input: float = 0.0  # USD per million prompt tokens, for the cost estimate
     price_per_1m_output: float = 0.0
     name: str = ""  # filled in from the role's key in params; not set by hand
@@ -61,11 +66,18 @@ class RoleConfig:
             raise LLMConfigError(f"llm role {self.name!r}: max_concurrency/max_tokens >= 1, max_retries >= 0")
         if self.timeout_s <= 0:
             raise LLMConfigError(f"llm role {self.name!r}: timeout_s must be positive")
+        if not 0.0 <= self.max_failed_share <= 1.0:
+            raise LLMConfigError(f"llm role {self.name!r}: max_failed_share must be within [0, 1]")
         if not isinstance(self.extra, Mapping):
             raise LLMConfigError(f"llm role {self.name!r}: extra must be a mapping")
         if self.api_key_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
             # Catches the worst mistake early: a literal key pasted where a variable name belongs.
             raise LLMConfigError(f"llm role {self.name!r}: api_key_env must be an environment variable name")
+
+    @property
+    def server(self) -> str:
+        """Where calls go, for messages: the base URL, or the OpenAI API when none is set."""
+        return self.base_url or "https://api.openai.com/v1"
 
     @property
     def endpoint(self) -> str:
@@ -89,6 +101,7 @@ class LLMConfig:
     roles: Mapping[str, RoleConfig] = field(default_factory=dict)
     cache_path: str = DEFAULT_CACHE_PATH
     prompts_dir: str = DEFAULT_PROMPTS_DIR
+    max_failed_share: float = DEFAULT_MAX_FAILED_SHARE
 
     def role(self, name: str) -> RoleConfig:
         if name not in self.roles:
@@ -118,6 +131,8 @@ def parse_llm_config(params: Mapping[str, Any], section: str = "llm") -> LLMConf
             raise LLMConfigError(
                 f"params.yaml: {section}.roles.{name} must be a mapping without a 'name' key"
             )
+        # The section-wide share applies to every role that does not set its own.
+        settings = {"max_failed_share": base.max_failed_share, **settings}
         try:
             role = parse_section(RoleConfig, {str(name): settings}, str(name))
         except ValueError as error:
@@ -132,6 +147,7 @@ def parse_llm_config(params: Mapping[str, Any], section: str = "llm") -> LLMConf
 class _TopLevel:
     cache_path: str = DEFAULT_CACHE_PATH
     prompts_dir: str = DEFAULT_PROMPTS_DIR
+    max_failed_share: float = DEFAULT_MAX_FAILED_SHARE
 
 
 def warn_self_preference(config: LLMConfig, judge: str = "validator", author: str = "generator") -> bool:

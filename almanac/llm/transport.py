@@ -4,7 +4,14 @@ The ``openai`` client's own retries are switched off so that this module alone d
 failures are worth retrying (429, 408, 409, 5xx, timeouts, dropped connections, unparseable
 bodies), how long to wait (full-jitter exponential backoff, never less than the server's
 Retry-After), and when to give up (``max_retries``), after which the item becomes a reject row.
-Authentication and unknown-model errors are configuration mistakes and stop the stage instead.
+Authentication, unknown-model and spent-quota errors are configuration mistakes and stop the stage.
+
+A call that fails for good is one of two kinds. :data:`TRANSPORT` (network, timeout, rate limit,
+server error): the request may well succeed later, so it is never cached and counts toward the
+role's ``max_failed_share``. :data:`CONTENT` (an answer that is unreadable after every retry, empty,
+or refused with a 4xx for this request alone): asking again returns the same, so the cache keeps it.
+The cause names what really happened: the SDK reports a refused connection or a failed DNS lookup
+as "Request timed out", so :func:`transport_cause` reads the exception chain underneath.
 """
 
 from __future__ import annotations
@@ -14,12 +21,14 @@ import functools
 import json
 import logging
 import os
+import socket
 import ssl
 from dataclasses import dataclass
 from typing import Any
 
 import openai
 
+from almanac.core.stage import StageError
 from almanac.llm.config import RoleConfig
 from almanac.llm.limits import RateLimiter, backoff_delay, estimate_tokens, parse_retry_after
 from almanac.llm.prompts import Message
@@ -28,11 +37,14 @@ from almanac.llm.secrets import redact
 log = logging.getLogger(__name__)
 
 _RETRY_STATUS = frozenset({408, 409, 429})
-_FATAL_STATUS = frozenset({401, 403, 404})
+_FATAL_STATUS = {401: "unauthorized", 403: "forbidden", 404: "not found (unknown model or wrong base_url)"}
+TRANSPORT = "transport"  # not cached, asked again next run, counts toward max_failed_share
+CONTENT = "content"  # this request's own answer is unusable: cached with its reason, not asked again
+UNREADABLE = "llm_unreadable_response"
 
 
-class LLMFatalError(RuntimeError):
-    """The endpoint refuses every request (bad key, unknown model, wrong URL): stop, do not reject rows."""
+class LLMFatalError(StageError):
+    """The endpoint refuses every request (bad key, unknown model, spent quota, down): stop the stage."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +55,8 @@ class CallOutcome:
     attempts: int
     error: str = ""  # reject reason when the call failed for good
     detail: str = ""  # redacted description of the last failure
+    kind: str = ""  # TRANSPORT or CONTENT when the call failed
+    cause: str = ""  # short category of a transport failure, e.g. "connection refused" (summaries)
 
 
 @functools.cache
@@ -95,7 +109,7 @@ async def call_chat(
     body = request_body(role, messages)
     estimate = estimate_tokens(sum(len(content) for _, content in messages), role.max_tokens)
     secrets = (client.api_key,)
-    detail = ""
+    detail, cause = "", ""
     for attempt in range(role.max_retries + 1):
         await limiter.acquire(estimate)
         retry_after: float | None = None
@@ -107,19 +121,22 @@ async def call_chat(
         except openai.APIStatusError as error:
             status = error.status_code
             detail = redact(f"HTTP {status}: {error.message}", secrets)
-            if status in _FATAL_STATUS:
-                raise LLMFatalError(f"llm role {role.name!r} ({role.model}): {detail}") from None
+            _raise_if_fatal(role, error, detail)
             if status not in _RETRY_STATUS and status < 500:
-                return CallOutcome("", 0, 0, attempt + 1, f"llm_http_{status}", detail)
+                return CallOutcome("", 0, 0, attempt + 1, f"llm_http_{status}", detail, CONTENT)
+            cause = "HTTP 429 rate limited" if status == 429 else f"HTTP {status} server error"
             retry_after = parse_retry_after(dict(error.response.headers))
-        except openai.APITimeoutError:
-            detail = f"timed out after {role.timeout_s}s"
-        except (openai.APIConnectionError, openai.APIResponseValidationError, json.JSONDecodeError) as error:
+        except (openai.APITimeoutError, openai.APIConnectionError) as error:
+            cause = transport_cause(error, role.timeout_s)
+            detail = redact(f"{cause}: {_innermost(error)}", secrets)
+        except (openai.APIResponseValidationError, json.JSONDecodeError) as error:
+            cause = ""  # a garbled answer, not a transport problem
             detail = redact(f"{type(error).__name__}: {error}", secrets)
         else:
             outcome = _read_response(raw, attempt + 1, secrets)
             if outcome is not None:
                 return outcome
+            cause = ""
             detail = redact(f"unreadable completion body: {raw[:200]!r}", secrets)
         if attempt < role.max_retries:
             delay = backoff_delay(attempt, role.backoff_base_s, role.backoff_max_s, retry_after)
@@ -131,7 +148,59 @@ async def call_chat(
                 delay,
             )
             await asyncio.sleep(delay)
-    return CallOutcome("", 0, 0, role.max_retries + 1, "llm_retries_exhausted", detail)
+    if not cause:  # the last attempt got an answer, just not a readable one: asking again will not help
+        return CallOutcome("", 0, 0, role.max_retries + 1, UNREADABLE, detail, CONTENT)
+    return CallOutcome("", 0, 0, role.max_retries + 1, "llm_retries_exhausted", detail, TRANSPORT, cause)
+
+
+def _raise_if_fatal(role: RoleConfig, error: openai.APIStatusError, detail: str) -> None:
+    """A refused key, an unknown model or a spent quota fails every call alike: stop at the first one."""
+    status = error.status_code
+    quota = status == 429 and (error.code == "insufficient_quota" or "insufficient_quota" in error.message)
+    if status not in _FATAL_STATUS and not quota:
+        return
+    what = "HTTP 429 quota exceeded" if quota else f"HTTP {status} {_FATAL_STATUS[status]}"
+    hint = ""
+    if status in (401, 403):
+        hint = f"; check the key in ${role.api_key_env}" if role.api_key_env else "; the role sets no key"
+    raise LLMFatalError(
+        f"llm role {role.name!r} ({role.model} at {role.server}): {what}{hint} [{detail}]"
+    ) from None
+
+
+def transport_cause(error: BaseException, timeout_s: float) -> str:
+    """What went wrong underneath the SDK's error, in words a user can act on."""
+    chain = _chain(error)
+    for link in chain:
+        if isinstance(link, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(link, socket.gaierror):
+            return f"DNS lookup failed ({link.strerror or link})"
+        if isinstance(link, ssl.SSLError):
+            return f"TLS error ({link.reason or type(link).__name__})"
+    names = {cls.__name__ for link in chain for cls in type(link).__mro__}
+    if names & {"ServerDisconnectedError", "RemoteProtocolError"} or any(
+        isinstance(link, ConnectionResetError | BrokenPipeError) for link in chain
+    ):
+        return "connection dropped by the server"
+    if any(isinstance(link, TimeoutError) for link in chain) or (
+        isinstance(error, openai.APITimeoutError) and len(chain) == 1
+    ):
+        return f"timed out after {timeout_s:g} s"
+    return f"connection failed ({type(_innermost(error)).__name__})"
+
+
+def _chain(error: BaseException) -> list[BaseException]:
+    links: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in links:
+        links.append(current)
+        current = current.__cause__ or current.__context__
+    return links
+
+
+def _innermost(error: BaseException) -> BaseException:
+    return _chain(error)[-1]
 
 
 def _read_response(raw: str, attempts: int, secrets: tuple[str, ...]) -> CallOutcome | None:
@@ -148,5 +217,7 @@ def _read_response(raw: str, attempts: int, secrets: tuple[str, ...]) -> CallOut
     if not text.strip():
         # Deterministic sampling would return the same nothing again, so this is final.
         reason = redact(f"empty answer (finish_reason={choice.get('finish_reason')})", secrets)
-        return CallOutcome("", prompt_tokens, completion_tokens, attempts, "llm_empty_response", reason)
+        return CallOutcome(
+            "", prompt_tokens, completion_tokens, attempts, "llm_empty_response", reason, CONTENT
+        )
     return CallOutcome(text, prompt_tokens, completion_tokens, attempts)

@@ -3,15 +3,14 @@
 The folder holds the data (one Parquet file per config and split), the cited articles (full text or
 URLs only), the statistics with their figures, the dataset card, the params and ``dvc.lock`` entries
 that produced it, and a manifest with a SHA-256 checksum of every file. It is written to a staging
-folder and swapped in whole, and the same inputs give the same bytes (no timestamps anywhere).
+folder beside the target and swapped in whole (never over a folder it did not create, see
+``almanac.reports.release_folder``), and the same inputs give the same bytes (no timestamps anywhere).
 Every published field carries its role (what a forecaster sees, ``almanac.reports.visibility``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import json
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,12 +22,22 @@ import pyarrow.parquet as pq
 import yaml
 from tqdm import tqdm
 
-from almanac.core.io import atomic_dir, write_json, write_parquet, write_text
+from almanac.core.io import write_json, write_parquet, write_text
 from almanac.foresight.release import newsplease_articles, released_questions
 from almanac.reports.articles import cited_articles
 from almanac.reports.card import CardInputs, render_card
 from almanac.reports.card_text import CARD_TEXTS
 from almanac.reports.model import Report
+from almanac.reports.release_folder import (
+    check_replaceable,
+    checked_target,
+    sha256_file,
+    share_modes,
+    staging_folder,
+    swap_in,
+    verify_folder,
+    write_marker,
+)
 from almanac.reports.scope import ReportScope, report_scope
 from almanac.reports.styles import DatasetStyle, TableKey, get_style, read_split_tables
 from almanac.reports.visibility import with_roles
@@ -66,12 +75,18 @@ def publish(
     out_dir: Path | None = None,
     urls_only: bool | None = None,
     repo: Path = Path("."),
+    force: bool = False,
 ) -> Path:
-    """Assemble the release folder of ``style_name`` for ``month`` ("YYYY-MM" or "all"); returns it."""
+    """Assemble the release folder of ``style_name`` for ``month`` ("YYYY-MM" or "all"); returns it.
+
+    ``force`` publishes over a folder that is not an earlier publish of the same style and scope,
+    after moving it aside (``<name>.before-publish``); nothing is ever deleted but our own release.
+    """
     style = get_style(style_name)
     scope = report_scope(month, params)
     omit_text = config.urls_only if urls_only is None else urls_only
-    target = (out_dir or Path(config.out_dir) / release_name(style.name, month)).resolve()
+    target = checked_target(out_dir or Path(config.out_dir) / release_name(style.name, month), repo)
+    check_replaceable(target, style.name, scope.label, force)  # before minutes of work, and at the swap
     months = None if scope.whole and style.month_column else list(scope.months)
     tables = read_split_tables(style, months)
     if not tables:
@@ -85,7 +100,7 @@ def publish(
     all_tables = released_tables(style, tables)
     if articles is not None:
         all_tables[ARTICLES] = released_articles(style, articles)
-    with atomic_dir(target) as staging:
+    with staging_folder(target) as staging:
         data_files = _write_tables(all_tables, staging)
         steps.update()
         write_report(report, staging / "report")
@@ -111,9 +126,12 @@ def publish(
             maintainers=config.maintainers,
         )
         write_text(render_card(card), staging / "README.md")
+        write_marker(staging, style.name, scope.label)
         steps.update()
         write_json(manifest(staging, style, scope, commit, omit_text), staging / "manifest.json")
+        share_modes(staging)
         steps.update()
+        swap_in(staging, target, style.name, scope.label, force)
     steps.close()
     return target
 
@@ -197,7 +215,7 @@ def manifest(
     files = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json"):
         relative = path.relative_to(folder).as_posix()
-        entry: dict[str, Any] = {"path": relative, "bytes": path.stat().st_size, "sha256": _sha256(path)}
+        entry: dict[str, Any] = {"path": relative, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
         if path.suffix == ".parquet":
             entry["rows"] = pq.read_metadata(path).num_rows
         files.append(entry)
@@ -211,29 +229,9 @@ def manifest(
     }
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def verify_manifest(folder: Path) -> list[str]:
-    """Paths whose size or checksum differs from ``manifest.json`` (or that are missing or unlisted)."""
-    listed = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["files"]
-    problems = []
-    for entry in listed:
-        path = folder / entry["path"]
-        if not path.is_file() or path.stat().st_size != entry["bytes"] or _sha256(path) != entry["sha256"]:
-            problems.append(entry["path"])
-    known = {entry["path"] for entry in listed} | {"manifest.json"}
-    problems += sorted(
-        p.relative_to(folder).as_posix()
-        for p in folder.rglob("*")
-        if p.is_file() and p.relative_to(folder).as_posix() not in known
-    )
-    return problems
+    """Problems of ``folder`` against ``manifest.json`` ("path: reason" each; [] when every file matches)."""
+    return verify_folder(folder)
 
 
 def upload_to_hub(folder: Path, repo_id: str, token: str, private: bool) -> str:

@@ -2,7 +2,12 @@
 
 Links match corpus URLs canonically, ignoring ``www.`` and http/https. Only with ``NewsConfig.fetch`` does
 a :class:`Fetcher` get a page itself, as a polite crawler: own user agent, robots.txt, timeouts, bounded
-retries, a size cap. A link that yields no article is a reject row with its reason.
+retries, a size cap, and a deadline for the whole run. A link that yields no article is a reject row with
+its reason.
+
+robots.txt follows RFC 9309: 200 gives rules; a 4xx answer (none published) allows everything; a 5xx
+answer or an unreachable server disallows everything for the run. Redirects are followed one hop at a
+time, each target checked against its own host's robots.txt before it is requested.
 """
 
 from __future__ import annotations
@@ -10,11 +15,12 @@ from __future__ import annotations
 import re
 import time
 import urllib.robotparser
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import pyarrow as pa
 import requests
@@ -61,10 +67,15 @@ class NewsConfig:
     min_words: int = 50
     backoff_initial_s: float = 1.0
     backoff_max_s: float = 30.0  # also caps a server's Retry-After
+    # Wall-clock budget of one run's fetching (from the Fetcher's start): once spent, every URL not yet
+    # fetched is rejected ``run_deadline`` instead of being requested.
+    max_run_seconds: float = 3600.0
 
     def __post_init__(self) -> None:
         if self.retries < 0 or self.timeout_s <= 0 or self.max_bytes <= 0 or self.min_words < 0:
             raise ValueError(f"wcep_news: retries/min_words must be >= 0, timeout/max_bytes > 0: {self}")
+        if self.max_run_seconds <= 0:
+            raise ValueError(f"wcep_news: max_run_seconds must be > 0: {self}")
 
 
 @dataclass(frozen=True)
@@ -89,19 +100,38 @@ class _Transient(NamedTuple):  # a failure another attempt may cure
     retry_after_s: float | None = None
 
 
+class _Robots(NamedTuple):
+    """One host's robots.txt: parsed rules, or one verdict for every path with the reason for it."""
+
+    rules: urllib.robotparser.RobotFileParser | None
+    allow_all: bool = True
+    why: str = ""
+
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_MAX_REDIRECTS = 10
+
+
 class Fetcher:
     """Fetches news pages over HTTP(S) and extracts their article; never raises for a bad page."""
 
     def __init__(
-        self, config: NewsConfig, *, session: requests.Session | None = None, sleep: Sleep = time.sleep
+        self,
+        config: NewsConfig,
+        *,
+        session: requests.Session | None = None,
+        sleep: Sleep = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
         self._owns_session = session is None
         self._session = session if session is not None else requests.Session()
         self._sleep = sleep
+        self._clock = clock
+        self._deadline = clock() + config.max_run_seconds
         # Only the backoff fields matter: the delays come from the shared download policy.
         self._backoff = DownloadConfig(0, config.backoff_initial_s, config.backoff_max_s)
-        self._robots: dict[str, urllib.robotparser.RobotFileParser | bool] = {}
+        self._robots: dict[str, _Robots] = {}
 
     def __enter__(self) -> Fetcher:
         return self
@@ -116,8 +146,11 @@ class Fetcher:
     def fetch(self, url: str) -> FetchResult:
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
             return FetchResult(url, "fetch_failed", "not an http(s) URL")
-        if self.config.respect_robots and not self.allowed(url):
-            return FetchResult(url, "robots_disallowed", f"robots.txt disallows {self.config.user_agent!r}")
+        if self._remaining() <= 0:
+            return self._past_deadline(url)
+        refusal = self._robots_refusal(url)
+        if refusal is not None:
+            return FetchResult(url, "robots_disallowed", refusal)
         failures = 0
         while True:
             outcome = self._attempt(url)
@@ -127,34 +160,61 @@ class Fetcher:
             if failures > self.config.retries:
                 detail = f"gave up after {failures} attempts; last: {outcome.reason}"
                 return FetchResult(url, "fetch_failed", detail)
-            self._sleep(backoff_delay(self._backoff, failures, outcome.retry_after_s))
+            delay = backoff_delay(self._backoff, failures, outcome.retry_after_s)
+            if delay >= self._remaining():  # the wait alone would outlast the run's budget
+                return self._past_deadline(url, f"; last attempt: {outcome.reason}")
+            self._sleep(delay)
 
     def allowed(self, url: str) -> bool:
         """robots.txt verdict, its file read once per scheme+host and cached."""
+        return self._robots_refusal(url) is None
+
+    def _robots_refusal(self, url: str) -> str | None:
+        """Why robots.txt refuses ``url`` to our agent, or None (also when robots are not respected)."""
+        if not self.config.respect_robots:
+            return None
         parts = urlsplit(url)
         site = f"{parts.scheme}://{parts.netloc}"
         if site not in self._robots:
             self._robots[site] = self._read_robots(site)
-        rules = self._robots[site]
-        return rules if isinstance(rules, bool) else rules.can_fetch(self.config.user_agent, url)
+        robots = self._robots[site]
+        if robots.rules is None:
+            return None if robots.allow_all else f"{site}/robots.txt {robots.why}: disallow all (RFC 9309)"
+        if robots.rules.can_fetch(self.config.user_agent, url):
+            return None
+        return f"{site}/robots.txt disallows {self.config.user_agent!r}"
 
-    def _read_robots(self, site: str) -> urllib.robotparser.RobotFileParser | bool:
-        # One attempt: as common crawlers do, an unreachable or missing robots.txt (any failure other
-        # than 401/403) allows everything, and 401/403 forbids everything.
+    def _read_robots(self, site: str) -> _Robots:
+        # One attempt, redirects followed (RFC 9309 asks for at least five hops).
         try:
-            with self._get(f"{site}/robots.txt") as response:
+            with self._get(f"{site}/robots.txt", redirects=True) as response:
                 body, _ = _read_capped(response, _ROBOTS_MAX_BYTES)  # the rest is ignored, as by Google
-                if response.status_code != 200:
-                    return response.status_code not in (401, 403)
-        except requests.RequestException:
-            return True
+                status = response.status_code
+        except requests.TooManyRedirects:
+            return _Robots(None, True, "redirects too often")  # RFC 9309: as if unavailable (4xx)
+        except requests.RequestException as error:
+            return _Robots(None, False, f"is unreachable ({type(error).__name__})")
+        if 400 <= status < 500:
+            return _Robots(None, True, f"answered HTTP {status}")
+        if status != 200:
+            return _Robots(None, False, f"answered HTTP {status}")
         rules = urllib.robotparser.RobotFileParser(f"{site}/robots.txt")
         rules.parse(body.decode("utf-8", "replace").splitlines())
-        return rules
+        return _Robots(rules)
+
+    def _remaining(self) -> float:
+        return self._deadline - self._clock()
+
+    def _past_deadline(self, url: str, more: str = "") -> FetchResult:
+        return FetchResult(
+            url, "run_deadline", f"the run's fetch budget of {self.config.max_run_seconds:g} s is spent{more}"
+        )
 
     def _attempt(self, url: str) -> FetchResult | _Transient:
         try:
-            with self._get(url) as response:
+            with self._follow(url) as response:
+                if isinstance(response, FetchResult):
+                    return response
                 status = response.status_code
                 if status != 200:
                     _read_capped(response, _CHUNK_BYTES)  # an error page read is a connection kept
@@ -201,9 +261,47 @@ class Fetcher:
             language=detect_language(extracted.text),
         )
 
-    def _get(self, url: str) -> requests.Response:
+    def _follow(self, url: str) -> requests.Response | _Refused:
+        """The response at the end of ``url``'s redirects, each hop's target checked against its own
+        host's robots.txt before it is requested (requests would follow them all unasked)."""
+        current = url
+        for _ in range(_MAX_REDIRECTS + 1):
+            response = self._get(current)
+            location = response.headers.get("Location")
+            if response.status_code not in _REDIRECTS or not location:
+                return response
+            _read_capped(response, _CHUNK_BYTES)
+            response.close()
+            current = urljoin(current, location)
+            if urlsplit(current).scheme not in ("http", "https") or not urlsplit(current).hostname:
+                return _Refused(FetchResult(url, "fetch_failed", f"redirected to {current}: not http(s)"))
+            refusal = self._robots_refusal(current)
+            if refusal is not None:
+                return _Refused(FetchResult(url, "robots_disallowed", f"redirected to {current}; {refusal}"))
+            if self._remaining() <= 0:
+                return _Refused(self._past_deadline(url, f" (while following redirects to {current})"))
+        return _Refused(FetchResult(url, "fetch_failed", f"more than {_MAX_REDIRECTS} redirects"))
+
+    def _get(self, url: str, redirects: bool = False) -> requests.Response:
         headers = {"User-Agent": self.config.user_agent, "Accept": _ACCEPT}
-        return self._session.get(url, headers=headers, stream=True, timeout=self.config.timeout_s)
+        # No request may run past the run's deadline (but each has at least a second to answer).
+        timeout = max(1.0, min(self.config.timeout_s, self._remaining()))
+        return self._session.get(
+            url, headers=headers, stream=True, timeout=timeout, allow_redirects=redirects
+        )
+
+
+class _Refused:
+    """A fetch decided while following redirects; a context manager like the response it replaces."""
+
+    def __init__(self, result: FetchResult) -> None:
+        self.result = result
+
+    def __enter__(self) -> FetchResult:
+        return self.result
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
 
 
 def _read_capped(response: requests.Response, limit: int) -> tuple[bytes, bool]:

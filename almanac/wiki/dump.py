@@ -58,6 +58,7 @@ class WikiPage:
     timestamp: datetime  # UTC time of the revision
     text: str  # wikitext
     source: str  # "<file>:page:<page_id>"
+    site: str = ""  # the export's <dbname> (e.g. "enwiki"): page ids are unique only within one wiki
 
 
 @dataclass(frozen=True)
@@ -127,11 +128,13 @@ def _read_stream(stream: _OneStepReader, label: str, namespaces: frozenset[int])
     pages_read = 0
     last_page_id: int | None = None
     try:
-        for page in mwxml.Dump.from_element(root).pages:
+        dump = mwxml.Dump.from_element(root)
+        site = str(dump.site_info.dbname or "") if dump.site_info is not None else ""
+        for page in dump.pages:
             # mwxml empties each finished <page> but leaves it attached to the root; drop the husks
             # so that memory stays flat over millions of pages.
             del root.element[:-1]
-            item = _read_page(page, label, namespaces)
+            item = _read_page(page, label, namespaces, site)
             pages_read += 1
             last_page_id = int(page.id) if page.id is not None else last_page_id
             yield item
@@ -144,7 +147,7 @@ def _read_stream(stream: _OneStepReader, label: str, namespaces: frozenset[int])
         yield Unreadable(_classify(error), detail, f"{label}:{where}")
 
 
-def _read_page(page: Any, label: str, namespaces: frozenset[int]) -> DumpItem:
+def _read_page(page: Any, label: str, namespaces: frozenset[int], site: str = "") -> DumpItem:
     page_id = int(page.id) if page.id is not None else -1
     title = str(page.title or "")
     namespace = int(page.namespace) if page.namespace is not None else MAIN_NAMESPACE
@@ -175,6 +178,7 @@ def _read_page(page: Any, label: str, namespaces: frozenset[int]) -> DumpItem:
         timestamp=datetime.fromtimestamp(int(revision.timestamp.unix()), tz=UTC),
         text=str(text),
         source=source,
+        site=site,
     )
 
 

@@ -2,11 +2,14 @@
 
 Items are pages: each article page read is kept or becomes a reject row (broken wikitext, too short,
 no revision text, a truncated stream); redirects and pages of other namespaces are counted, not items.
+A page kept from several dumps (two dates of the same wiki, or overlapping partial exports) is kept
+once, its latest revision; the other copies are rejects ``duplicate_page`` (:func:`keep_latest_revisions`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +93,44 @@ def ingest_dump(task: DumpTask) -> tuple[list[dict[str, Any]], StageLedger]:
                 "sections": [{"title": s.title, "level": s.level, "text": s.text} for s in sections],
                 "word_count": words,
                 "source": item.source,
+                "site": item.site,  # not a column: the identity of the page with page_id
             }
         )
         ledger.items_out += 1
     return rows, ledger
+
+
+def keep_latest_revisions(rows: list[dict[str, Any]], ledger: StageLedger) -> list[dict[str, Any]]:
+    """One row per page (wiki ``site`` and ``page_id``): the latest revision by timestamp, then by
+    revision id, then by source (the dump file's name), so the choice does not depend on worker order.
+
+    Every other copy becomes a ``duplicate_page`` reject naming the copy that was kept; only kept rows
+    compete, so a page that is too short in a newer dump but fine in an older one keeps the older text.
+    """
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in rows:
+        key = (row["site"], row["page_id"])
+        held = latest.get(key)
+        if held is None or _recency(row) > _recency(held):
+            latest[key] = row
+    kept = []
+    for row in rows:
+        winner = latest[(row["site"], row["page_id"])]
+        if row is winner:
+            kept.append(row)
+            continue
+        ledger.items_out -= 1
+        ledger.reject(
+            str(row["page_id"]),
+            "duplicate_page",
+            f"{row['title']}: revision {row['revision_id']} of {row['revision_timestamp'].isoformat()}"
+            f" superseded by revision {winner['revision_id']} of"
+            f" {winner['revision_timestamp'].isoformat()} in {winner['source']}",
+            row["source"],
+            related_id=winner["source"],
+        )
+    return kept
+
+
+def _recency(row: dict[str, Any]) -> tuple[datetime, int, str]:
+    return row["revision_timestamp"], row["revision_id"], row["source"]

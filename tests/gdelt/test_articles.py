@@ -166,6 +166,8 @@ def corpus_row(url: str, text: str, published: datetime) -> dict[str, Any]:
         "source_format": "warc",
         "source_file": "CC-NEWS-20250501.warc.gz",
         "source_offset": 0,
+        "charset": None,
+        "truncated": False,
     }
 
 

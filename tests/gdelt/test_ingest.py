@@ -162,11 +162,11 @@ def write_lines(path: Path, lines: list[list[str]], newline: str = "\n") -> Path
     return path
 
 
-def test_gdelt_1_daily_rows_are_mapped_and_historical_rows_rejected(tmp_path: Path) -> None:
+def test_gdelt_1_daily_rows_are_mapped_and_historical_rows_too(tmp_path: Path) -> None:
     assert len(V1_FIELDS) == 58 and len(v2_fields()) == 61
     path = write_lines(tmp_path / "20130401.export.CSV", [V1_FIELDS, V1_FIELDS[:57]], newline="\r\n")
     result = ingest(path)
-    [row] = result.events.to_pylist()
+    row, backfile = result.events.to_pylist()
     assert row["gdelt_version"] == "1.0" and row["GlobalEventID"] == 255244181
     assert [row[f"{block}ADM2Code"] for block in ("Actor1Geo_", "Actor2Geo_", "ActionGeo_")] == [None] * 3
     assert (row["ActionGeo_ADM1Code"], row["ActionGeo_Lat"], row["ActionGeo_FeatureID"]) == (
@@ -177,10 +177,13 @@ def test_gdelt_1_daily_rows_are_mapped_and_historical_rows_rejected(tmp_path: Pa
     assert (row["EventCode"], row["EventBaseCode"], row["Actor2Type1Code"]) == ("0311", "031", "GOV")
     assert row["DATEADDED"] == datetime(2013, 4, 1, tzinfo=UTC)  # YYYYMMDD: midnight
     assert row["SOURCEURL"] == "http://www.example.org/2013/04/01/talks"  # no stray \r from CRLF
-    [reject] = result.ledger.rejects
-    assert (reject.reason, reject.source) == ("historical_format_unsupported", "20130401.export.CSV:2")
-    assert "no SOURCEURL" in reject.detail
-    assert result.ledger.extra["rows_by_version"] == {"1.0": 1}
+    # The 57-field backfile row: the same values, DATEADDED (its last field) kept, no SOURCEURL.
+    assert result.ledger.rejects == []
+    assert {k: v for k, v in backfile.items() if k not in ("SOURCEURL", "source")} == {
+        k: v for k, v in row.items() if k not in ("SOURCEURL", "source")
+    }
+    assert backfile["SOURCEURL"] is None and backfile["source"] == "20130401.export.CSV:2"
+    assert result.ledger.extra["rows_by_version"] == {"1.0": 2}
 
 
 def test_bad_lines_are_rejected_with_their_line_number_and_the_rest_loads(tmp_path: Path) -> None:

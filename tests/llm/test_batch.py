@@ -28,7 +28,7 @@ def test_batch_roundtrip_maps_answers_by_custom_id(
     serve: Callable[..., LLMTestServer], tmp_path: Path
 ) -> None:
     server = serve(answer_or_fail)
-    role = remote_role(server, batch=True, batch_poll_s=0.01, name="validator")
+    role = remote_role(server, batch=True, batch_poll_s=0.01, name="validator", max_failed_share=0.5)
     ledger = StageLedger("validate")
     with LLMCache(tmp_path / "llm.sqlite") as cache:
         results = run_requests(role, requests_for("batch", 5), cache, ledger)

@@ -86,3 +86,18 @@ def test_template_rendering_is_strict(tmp_path: Path) -> None:
     (tmp_path / "demo.md").write_text(text.replace("twice", "three times"))
     second = load_prompt("demo", tmp_path)
     assert first.version == second.version and first.content_hash != second.content_hash
+
+
+def test_max_failed_share_comes_from_the_section_unless_a_role_sets_its_own() -> None:
+    params = yaml.safe_load(PARAMS)
+    assert parse_llm_config(params).role("editor").max_failed_share == 0.02  # the default
+    params["llm"]["max_failed_share"] = 0.1
+    params["llm"]["roles"]["validator"]["max_failed_share"] = 0
+    config = parse_llm_config(params)
+    assert (config.role("generator").max_failed_share, config.role("validator").max_failed_share) == (
+        0.1,
+        0.0,
+    )
+    params["llm"]["max_failed_share"] = 1.5
+    with pytest.raises(LLMConfigError, match="max_failed_share must be within"):
+        parse_llm_config(params)

@@ -41,7 +41,7 @@ def test_key_is_used_but_never_written(
         return Reply(text="fine")
 
     server = serve(script)
-    role = remote_role(server, api_key_env=KEY_ENV, max_retries=1)
+    role = remote_role(server, api_key_env=KEY_ENV, max_retries=1, max_failed_share=0.5)
     ledger = StageLedger("qgen")
     try:
         with LLMCache(tmp_path / "cache" / "llm.sqlite") as cache:

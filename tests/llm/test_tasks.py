@@ -63,7 +63,12 @@ def test_still_malformed_after_repair_is_rejected_with_raw_text(serve: Serve, ca
 def test_transport_failure_is_not_sent_to_repair(serve: Serve, cache: LLMCache) -> None:
     server = serve(lambda body, seen: Reply(status=503))
     [result] = run_task(
-        remote_role(server, max_retries=1), "qgen", article_items("down"), cache, None, PROMPTS_DIR
+        remote_role(server, max_retries=1, max_failed_share=1.0),
+        "qgen",
+        article_items("down"),
+        cache,
+        None,
+        PROMPTS_DIR,
     )
     assert result.error == "llm_retries_exhausted" and server.chat_requests == 2
 

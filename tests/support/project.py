@@ -12,7 +12,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-COPIED = ("dvc.yaml", "params.yaml", "almanac", "stages", "prompts", "data/raw/sample")
+COPIED = (
+    "dvc.yaml",
+    "params.yaml",
+    ".dvcignore",
+    "almanac",
+    "stages",
+    "prompts",
+    "data/raw/sample",
+    "data/ingest/README.md",
+)
 
 
 def make_project(target: Path, **param_overrides: object) -> Path:

@@ -1,0 +1,35 @@
+"""A build from the sources a lab has: GDELT-only, with no CC-News raw folder at all."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.support.project import BIN, dvc, make_project, run
+
+pytestmark = pytest.mark.slow
+
+
+def test_gdelt_only_build_needs_no_ccnews_folder(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project", ccnews_months=[], ray__executor="serial")
+    shutil.rmtree(project / "data/raw/sample/ccnews")
+    dvc(["repro", "check_mirai"], project)
+    # The corpus is empty on purpose: dedup says which CC-News months it read (none).
+    dedup = json.loads((project / "reports/metrics/dedup.json").read_text())
+    assert (dedup["items_in"], dedup["ccnews_months"]) == (0, [])
+    for month in ("2025-04", "2025-05", "2025-06"):
+        assert pq.read_metadata(project / f"data/articles/{month}.parquet").num_rows == 0
+    # Without the corpus, only the sample's page archive gives the MIRAI events their text (213 pages).
+    articles = json.loads((project / "reports/metrics/gdelt_articles.json").read_text())
+    assert articles["linked_by"] == {"ccnews": 0, "archive": 213, "fetched": 0}
+    assert json.loads((project / "reports/check/mirai.json").read_text())["ok"]
+    # OpenForesight needs the CC-News corpus: it stops with the reason instead of building empty splits.
+    result = run(
+        [str(BIN / "python"), "-m", "stages.foresight_qgen", "--month", "2025-05"], project, check=False
+    )
+    assert result.returncode == 1
+    assert "ccnews_months is empty" in result.stderr.strip().splitlines()[-1]
