@@ -10,7 +10,7 @@ from almanac.core.layout import articles_dir
 from almanac.core.params import parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
-from almanac.foresight.dating import STAGE, DatesConfig, check_dates
+from almanac.foresight.dates import STAGE, DatesConfig, check_dates
 from almanac.foresight.records import article_index
 from almanac.foresight.stage_io import read_questions, write_month
 from almanac.llm.cache import LLMCache

@@ -7,7 +7,7 @@ import time
 
 from almanac.core.params import parse_section
 from almanac.core.stage import parse_stage_args
-from almanac.foresight.editing import STAGE, LeakageConfig, fix_leakage
+from almanac.foresight.leakage import STAGE, LeakageConfig, fix_leakage
 from almanac.foresight.stage_io import read_questions, write_month
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config

@@ -13,7 +13,7 @@ from almanac.core.params import months_in_scope, parse_section
 from almanac.core.stage import parse_stage_args
 from almanac.gdelt.countries import ISO3_REGION
 from almanac.mirai.cameo import load_codebook
-from almanac.mirai.queries import QUADS_PATH, queries_path
+from almanac.mirai.relation_split import QUADS_PATH, queries_path
 from almanac.stats.gdelt import gdelt_statistics, gdelt_stats_markdown, plot_series
 
 STAGE = "gdelt_stats"

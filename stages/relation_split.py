@@ -10,7 +10,8 @@ from almanac.core.layout import metrics_path
 from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.gdelt.countries import ISO3_REGION
-from almanac.mirai.queries import (
+from almanac.mirai.recipe import PAPER, MiraiConfig
+from almanac.mirai.relation_split import (
     ARTICLES_PATH,
     QUADS_PATH,
     STAGE,
@@ -21,7 +22,6 @@ from almanac.mirai.queries import (
     read_texts,
     rejects_path,
 )
-from almanac.mirai.recipe import PAPER, MiraiConfig
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ from almanac.foresight.answer_types import (
     load_nlp,
     normalise_answer_type,
 )
-from almanac.foresight.dates import (
+from almanac.foresight.date_parsing import (
     DateInterval,
     DatesOutcome,
     apply_date_repair,

@@ -12,9 +12,9 @@ import pytest
 
 from almanac.core.ids import content_id
 from almanac.core.parallel import RayConfig
-from almanac.foresight.editing import LeakageConfig, fix_leakage
 from almanac.foresight.generate import QgenConfig, generate_questions
 from almanac.foresight.judge import JudgeConfig, select_best, validate_questions
+from almanac.foresight.leakage import LeakageConfig, fix_leakage
 from almanac.foresight.question_dedup import QuestionDedupConfig, deduplicate_questions
 from almanac.foresight.records import article_index
 from almanac.llm.cache import LLMCache
@@ -327,7 +327,7 @@ def _candidate(
 
 
 def test_dates_clamp_reject_and_repair(llm_server: Any, cache: LLMCache) -> None:
-    from almanac.foresight.dating import DatesConfig, check_dates
+    from almanac.foresight.dates import DatesConfig, check_dates
     from almanac.foresight.records import questions_table
 
     def script(prompt: str, seen: int) -> Reply:

@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
-from almanac.foresight.dates import date_text_problem
+from almanac.foresight.date_parsing import date_text_problem
 from almanac.foresight.records import question_row, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig

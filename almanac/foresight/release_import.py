@@ -35,7 +35,7 @@ from almanac.core.io import write_json, write_month_partitions, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import REJECT_SCHEMA, table_from_rows
 from almanac.foresight.answer_types import declared_answer_class, normalise_answer_type
-from almanac.foresight.dates import DateInterval, parse_date_interval, parse_question_date
+from almanac.foresight.date_parsing import DateInterval, parse_date_interval, parse_question_date
 from almanac.foresight.schema import QUESTION_SCHEMA, RELEASED_COLUMNS
 from almanac.foresight.split import SPLITS
 

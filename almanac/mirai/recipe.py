@@ -58,7 +58,7 @@ RULES: Final = (
         INVALID_QUAD,
         RECIPES,
         "event",
-        "almanac.mirai.queries.quad_problem",
+        "almanac.mirai.relation_split.quad_problem",
         "-",
         "A quads.parquet row with a malformed code, a same-country pair or a repeated quad_id is set aside.",
     ),

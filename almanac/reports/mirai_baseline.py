@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from almanac.core.params import parse_section
 from almanac.mirai.baseline import read_history
-from almanac.mirai.queries import QUADS_PATH, queries_path
+from almanac.mirai.relation_split import QUADS_PATH, queries_path
 from almanac.mirai.score import SET_METRICS, ScorerConfig, score_baseline
 from almanac.reports.model import Table
 from almanac.reports.scope import ReportScope

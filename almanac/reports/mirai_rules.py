@@ -2,7 +2,7 @@
 and how close each month's sample came to the uniform balance the paper asks for.
 
 Reads relation_split's metrics (``reports/metrics/relation_split/<month>.json``): the ``rules`` steps
-written by :func:`almanac.mirai.queries.build_month` and the ``balance`` summary of
+written by :func:`almanac.mirai.relation_split.build_month` and the ``balance`` summary of
 :func:`almanac.mirai.balance.balance_summary`. The rule statements come from the one table of rules,
 :data:`almanac.mirai.recipe.RULES`, so report, card and code cannot say different things.
 """

@@ -18,7 +18,7 @@ import pyarrow as pa
 from almanac.core.ids import source_domain
 from almanac.core.months import parse_month
 from almanac.mirai.cameo import QUAD_MAPPINGS, QUAD_NAMES, ROOT_CODES, ROOT_NAMES
-from almanac.mirai.queries import QUERY_SCHEMA
+from almanac.mirai.relation_split import QUERY_SCHEMA
 from almanac.reports.styles import TableKey
 
 QUERY_COLUMNS = (

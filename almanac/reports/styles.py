@@ -67,19 +67,12 @@ STYLES: dict[str, DatasetStyle] = {
         ),
     )
 }
-ALIASES = {
-    "foresight": "openforesight",
-    "events": "openforecast",
-    "forecast": "openforecast",
-    "gdelt": "mirai",
-}
 
 
 def get_style(name: str) -> DatasetStyle:
-    key = ALIASES.get(name, name)
-    if key not in STYLES:
+    if name not in STYLES:
         raise ValueError(f"unknown dataset style {name!r}; choose one of {sorted(STYLES)}")
-    return STYLES[key]
+    return STYLES[name]
 
 
 def split_files(

@@ -25,7 +25,7 @@ from almanac.mirai.cameo import (
     binary_of_quad,
     relation_name,
 )
-from almanac.mirai.queries import UNKNOWN_REGION
+from almanac.mirai.relation_split import UNKNOWN_REGION
 from almanac.stats.markdown import markdown_table
 
 COUNT_COLUMNS = (

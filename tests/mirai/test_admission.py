@@ -12,8 +12,8 @@ from datetime import date
 import pytest
 
 from almanac.mirai.admission import Admission, Group, admit, paper_admission, relaxed_admission
-from almanac.mirai.queries import query_row
 from almanac.mirai.recipe import PAPER, RELAXED
+from almanac.mirai.relation_split import query_row
 from tests.mirai.quads import REGIONS, urls
 
 MENTIONS, ARTICLES = 100, 5

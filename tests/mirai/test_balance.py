@@ -18,7 +18,7 @@ from almanac.mirai.balance import (
     imbalance,
     uniform_target,
 )
-from almanac.mirai.queries import RelationSplitConfig
+from almanac.mirai.relation_split import RelationSplitConfig
 
 EVEN = {"date": 1.0, "root": 1.0, "region": 1.0, "country": 1.0}
 

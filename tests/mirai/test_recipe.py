@@ -8,8 +8,8 @@ from dataclasses import fields
 import pytest
 
 from almanac.core.params import parse_section
-from almanac.mirai.queries import RelationSplitConfig
 from almanac.mirai.recipe import PAPER, RECIPES, RELAXED, RULES, MiraiConfig, Rule, rules_of
+from almanac.mirai.relation_split import RelationSplitConfig
 
 SECTIONS = {"relation_split": RelationSplitConfig, "mirai": MiraiConfig}
 

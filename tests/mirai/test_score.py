@@ -17,7 +17,7 @@ from almanac.core.io import write_parquet
 from almanac.core.params import parse_section
 from almanac.core.schemas import table_from_rows
 from almanac.mirai.predictions import Prediction, load_predictions, parse_predictions, read_answer
-from almanac.mirai.queries import QUERY_SCHEMA, Group, query_row
+from almanac.mirai.relation_split import QUERY_SCHEMA, Group, query_row
 from almanac.mirai.score import ScorerConfig, main, report_markdown, score_predictions
 from tests.mirai.quads import REGIONS
 

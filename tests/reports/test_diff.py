@@ -113,7 +113,7 @@ def test_markdown_report(head_diff: VersionDiff) -> None:
 
 
 def test_split_and_style_filters(diff_repo: DiffRepo) -> None:
-    diff = diff_versions(diff_repo.path, "HEAD~1", "HEAD", styles=["foresight"], splits=["train", "dev"])
+    diff = diff_versions(diff_repo.path, "HEAD~1", "HEAD", styles=["openforesight"], splits=["train", "dev"])
     assert [(t.style, t.split, t.added) for t in diff.tables] == [("openforesight", "train", 1)]
     assert diff.notes == ("No table has the split(s) dev.",)
 

@@ -14,7 +14,7 @@ import pytest
 
 from almanac.core.io import write_json, write_parquet
 from almanac.core.schemas import REJECT_SCHEMA, table_from_rows
-from almanac.mirai.queries import QUERY_SCHEMA, Group, query_row
+from almanac.mirai.relation_split import QUERY_SCHEMA, Group, query_row
 from almanac.reports.mirai import SERIES, build_report
 from almanac.reports.model import Report
 from almanac.reports.scope import ReportScope

@@ -368,7 +368,6 @@ def test_prompt_fields_are_declared_once_per_style() -> None:
         "resolution_criteria",
         "question_start_date",
     )
-    assert prompt_fields("foresight") == prompt_fields("openforesight")  # aliases work
     assert "ce_title" not in prompt_fields("openforecast") and "background" in prompt_fields("openforecast")
     assert "answers" not in prompt_fields("mirai") and "query" in prompt_fields("mirai")
     assert field_role("openforesight", "some_new_column") == "provenance"  # unknown: never shown
@@ -556,3 +555,10 @@ def test_verify_refuses_a_symlinked_manifest(project: Path, capsys: pytest.Captu
     (folder / "manifest.json").symlink_to(project / "manifest.json")
     assert cli.main(["verify", str(folder)]) == 1
     assert "manifest.json is missing, or is not a regular file" in capsys.readouterr().err
+
+
+def test_styles_are_called_by_their_names_only() -> None:
+    # No alias table: the packages (foresight, events, gdelt) are not style names.
+    for package in ("foresight", "events", "gdelt"):
+        with pytest.raises(ValueError, match="unknown dataset style"):
+            prompt_fields(package)

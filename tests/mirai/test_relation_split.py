@@ -18,7 +18,8 @@ from almanac.core.ids import content_id
 from almanac.core.io import write_parquet
 from almanac.core.params import parse_section
 from almanac.core.rejects import StageLedger
-from almanac.mirai.queries import (
+from almanac.mirai.recipe import PAPER, RELAXED, rules_of
+from almanac.mirai.relation_split import (
     QUERY_SCHEMA,
     BalanceWeights,
     RelationSplitConfig,
@@ -27,7 +28,6 @@ from almanac.mirai.queries import (
     month_window,
     read_quads,
 )
-from almanac.mirai.recipe import PAPER, RELAXED, rules_of
 from tests.mirai.quads import REGIONS, every_url, quad, table, urls
 
 # thresholds small enough to write groups by hand
