@@ -121,7 +121,7 @@ def _status(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from almanac.core.io import atomic_dir
-    from almanac.reports.stage import report_dir
+    from almanac.core.layout import report_dir
     from almanac.reports.write import write_report
 
     if args.out is not None and (problem := _foreign_report_folder(args.out)):

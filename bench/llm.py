@@ -26,8 +26,9 @@ import openai
 
 from almanac.core.io import write_json
 from almanac.llm.cache import CachedResponse, LLMCache
-from almanac.llm.client import LLMRequest, run_requests
+from almanac.llm.client import run_requests
 from almanac.llm.config import RoleConfig
+from almanac.llm.request import LLMRequest
 
 LATENCY_S = 0.1
 CONCURRENCY = 32

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from almanac.ccnews.ingest import STAGE, FileTask, IngestConfig, discover_files, ingest_file
 from almanac.core.io import write_month_partitions
-from almanac.core.layout import ingest_dir, metrics_path
+from almanac.core.layout import ingest_articles_dir, ingest_rejects, metrics_path
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.params import parse_section
 from almanac.core.rejects import gather
@@ -33,9 +33,8 @@ def main() -> int:
     table = table.sort_by(
         [("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")]
     )
-    out = ingest_dir(args.month)
-    write_month_partitions(table, out / "articles", None, "publish_month")
-    finish_stage(ledger, started, out / "rejects.parquet", metrics_path(STAGE, args.month))
+    write_month_partitions(table, ingest_articles_dir(args.month), None, "publish_month")
+    finish_stage(ledger, started, ingest_rejects(args.month), metrics_path(STAGE, args.month))
     return 0
 
 

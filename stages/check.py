@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from almanac.check.run import ALL, STYLES, NotBuiltError, check_style
 from almanac.core.io import write_json
+from almanac.core.layout import check_report
 from almanac.core.params import load_params
-
-REPORT_DIR = Path("reports/check")
 
 
 def main() -> int:
@@ -34,7 +32,7 @@ def main() -> int:
         names = ", ".join(result.name for result in report.violated)
         print(f"check@{args.style}: released rows violate {names}", file=sys.stderr)
         return 1
-    write_json(report.summary(), REPORT_DIR / f"{args.style}.json")
+    write_json(report.summary(), check_report(args.style))
     checked = sum(result.checked for result in report.invariants.values())
     print(
         f"check@{args.style}: ok, {report.rows} rows, {len(report.invariants)} invariants, {checked} checks"

@@ -6,7 +6,14 @@ import sys
 import time
 
 from almanac.core.io import read_parquet, write_parquet
-from almanac.core.layout import DATA, metrics_path
+from almanac.core.layout import (
+    complex_events,
+    complex_events_rejects,
+    metrics_path,
+    wcep_events,
+    wcep_news,
+    wiki_events,
+)
 from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.events.complex import STAGE, ComplexEventsConfig, build_complex_events
@@ -14,21 +21,19 @@ from almanac.events.schema import WIKI_EVENT_SCHEMA
 from almanac.wcep.days import WCEP_EVENT_SCHEMA
 from almanac.wcep.news import WCEP_NEWS_SCHEMA
 
-OUT = DATA / "events"
-
 
 def main() -> int:
     started = time.perf_counter()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     config = parse_section(ComplexEventsConfig, params, STAGE)
-    complex_events, ledger = build_complex_events(
-        read_parquet(OUT / "wiki_events.parquet", WIKI_EVENT_SCHEMA),
-        read_parquet(DATA / "wcep" / "events.parquet", WCEP_EVENT_SCHEMA),
-        read_parquet(DATA / "wcep" / "news.parquet", WCEP_NEWS_SCHEMA),
+    events, ledger = build_complex_events(
+        read_parquet(wiki_events(), WIKI_EVENT_SCHEMA),
+        read_parquet(wcep_events(), WCEP_EVENT_SCHEMA),
+        read_parquet(wcep_news(), WCEP_NEWS_SCHEMA),
         config,
     )
-    write_parquet(complex_events, OUT / "complex_events.parquet")
-    finish_stage(ledger, started, OUT / "complex_events_rejects.parquet", metrics_path(STAGE))
+    write_parquet(events, complex_events())
+    finish_stage(ledger, started, complex_events_rejects(), metrics_path(STAGE))
     return 0
 
 

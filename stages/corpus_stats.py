@@ -4,30 +4,35 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 from almanac.core.io import write_json, write_text
-from almanac.core.layout import articles_dir, dedup_rejects, ingest_dir
-from almanac.core.params import months_in_scope
+from almanac.core.layout import articles_path, dedup_rejects, ingest_rejects, stats_report
+from almanac.core.params import ccnews_months, months_in_scope
 from almanac.core.stage import parse_stage_args
 from almanac.stats.corpus import corpus_markdown, corpus_statistics
 
-JSON_OUT = Path("reports/corpus_stats.json")
-MARKDOWN_OUT = Path("reports/corpus_stats.md")
+STAGE = "corpus_stats"
 
 
 def main() -> int:
     started = time.perf_counter()
-    _args, params = parse_stage_args(__doc__ or "corpus_stats", per_month=False)
+    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     months = months_in_scope(params)
+    crawled = ccnews_months(params)
+    if not crawled:
+        print(
+            f"{STAGE}: ccnews_months is empty: a build without CC-News has no corpus to describe",
+            file=sys.stderr,
+        )
+        return 1
     stats = corpus_statistics(
-        [articles_dir() / f"{month}.parquet" for month in months],
-        [ingest_dir(month) / "rejects.parquet" for month in months],
+        [articles_path(month) for month in months],
+        [ingest_rejects(month) for month in crawled],
         dedup_rejects(),
     )
-    write_text(corpus_markdown(stats), MARKDOWN_OUT)
+    write_text(corpus_markdown(stats), stats_report(STAGE))
     stats["seconds"] = round(time.perf_counter() - started, 3)
-    write_json(stats, JSON_OUT)
+    write_json(stats, stats_report(STAGE, ".json"))
     return 0
 
 

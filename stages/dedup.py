@@ -8,7 +8,7 @@ import time
 import pyarrow as pa
 
 from almanac.core.io import read_parquet_dir, write_month_partitions
-from almanac.core.layout import articles_dir, dedup_rejects, ingest_dir, metrics_path
+from almanac.core.layout import articles_dir, dedup_rejects, ingest_articles_dir, metrics_path
 from almanac.core.parallel import RayConfig
 from almanac.core.params import ccnews_months, months_in_scope, parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
@@ -23,14 +23,23 @@ def main() -> int:
     crawled = ccnews_months(params)
     config = parse_section(DedupConfig, params, STAGE)
     ray_config = parse_section(RayConfig, params, "ray")
-    missing = [month for month in crawled if not (ingest_dir(month) / "articles").is_dir()]
+    undeclared = [month for month in months if crawled and month not in crawled]
+    if undeclared:
+        # A month in scope without its CC-News crawl would get an empty corpus silently.
+        print(
+            f"{STAGE}: months {undeclared} are in `months` but not in `ccnews_months`: add them there "
+            "(or set `ccnews_months: []` for a build without CC-News)",
+            file=sys.stderr,
+        )
+        return 1
+    missing = [month for month in crawled if not ingest_articles_dir(month).is_dir()]
     if missing:
         print(f"{STAGE}: no ingest output for months {missing}; run ccnews_ingest first", file=sys.stderr)
         return 1
     # No CC-News month (ccnews_months: []) gives an empty corpus on purpose, never a missing one.
     articles = pa.concat_tables(
         [ARTICLE_SCHEMA.empty_table()]
-        + [read_parquet_dir(ingest_dir(month) / "articles", ARTICLE_SCHEMA) for month in crawled]
+        + [read_parquet_dir(ingest_articles_dir(month), ARTICLE_SCHEMA) for month in crawled]
     )
     kept, ledger = deduplicate(articles, months, config, ray_config)
     ledger.extra["ccnews_months"] = crawled

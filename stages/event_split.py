@@ -6,11 +6,11 @@ import sys
 import time
 
 from almanac.core.io import read_parquet
-from almanac.core.layout import metrics_path
+from almanac.core.layout import event_split_rejects, event_splits_dir, metrics_path, samples_path
 from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.events.cuts import EventTasksConfig
-from almanac.events.samples import EVENTS_DIR, SAMPLE_SCHEMAS, SPLIT_REJECTS_PATH, TASKS, samples_path
+from almanac.events.samples import SAMPLE_SCHEMAS, TASKS
 from almanac.events.split import STAGE, split_samples, write_splits
 
 
@@ -20,8 +20,8 @@ def main() -> int:
     config = parse_section(EventTasksConfig, params, "event_tasks")
     samples = {task: read_parquet(samples_path(task), SAMPLE_SCHEMAS[task]) for task in TASKS}
     tables, ledger = split_samples(samples, config.split)
-    write_splits(tables, EVENTS_DIR / "splits")
-    finish_stage(ledger, started, SPLIT_REJECTS_PATH, metrics_path(STAGE))
+    write_splits(tables, event_splits_dir())
+    finish_stage(ledger, started, event_split_rejects(), metrics_path(STAGE))
     return 0
 
 

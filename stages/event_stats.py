@@ -4,26 +4,22 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 from almanac.core.io import write_json, write_text
-from almanac.core.layout import metrics_path
+from almanac.core.layout import event_splits_dir, metrics_path, plot_file, stats_report, timelines
 from almanac.core.stage import parse_stage_args
-from almanac.events.samples import EVENTS_DIR, TIMELINES_PATH
 from almanac.stats.events import event_statistics, event_stats_markdown, plot_series
 
 STAGE = "event_stats"
-MARKDOWN_OUT = Path("reports/openforecast_stats.md")
-PLOTS_DIR = Path("reports/plots")
 
 
 def main() -> int:
     started = time.perf_counter()
     parse_stage_args(__doc__ or STAGE, per_month=False)
-    stats = event_statistics(TIMELINES_PATH, EVENTS_DIR / "splits")
-    write_text(event_stats_markdown(stats), MARKDOWN_OUT)
+    stats = event_statistics(timelines(), event_splits_dir())
+    write_text(event_stats_markdown(stats), stats_report("openforecast_stats"))
     for name, text in plot_series(stats).items():
-        write_text(text, PLOTS_DIR / name)
+        write_text(text, plot_file(name))
     stats["seconds"] = round(time.perf_counter() - started, 3)
     write_json(stats, metrics_path(STAGE))
     return 0

@@ -6,7 +6,7 @@ import sys
 import time
 
 from almanac.core.io import read_parquet
-from almanac.core.layout import articles_dir
+from almanac.core.layout import articles_path
 from almanac.core.params import parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
@@ -19,7 +19,7 @@ def main() -> int:
     started = time.perf_counter()
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(AnswerTypeConfig, params.get("foresight") or {}, "answer_type")
-    articles = read_parquet(articles_dir() / f"{args.month}.parquet", ARTICLE_SCHEMA)
+    articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
     texts = dict(zip(articles.column("id").to_pylist(), articles.column("text").to_pylist(), strict=True))
     questions, ledger = filter_answer_types(read_questions("leakage", args.month), texts, config)
     write_month(questions, ledger, "answer_type", args.month, started)

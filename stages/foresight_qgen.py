@@ -6,7 +6,7 @@ import sys
 import time
 
 from almanac.core.io import read_parquet
-from almanac.core.layout import articles_dir
+from almanac.core.layout import articles_path
 from almanac.core.params import ccnews_months, parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
@@ -21,7 +21,7 @@ def main() -> int:
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(QgenConfig, params.get("foresight") or {}, "qgen")
     llm = parse_llm_config(params)
-    if not ccnews_months(params):
+    if "ccnews_months" in params and not ccnews_months(params):
         # An empty corpus here is a build without CC-News, not a month without news: say so, build nothing.
         print(
             f"{STAGE}@{args.month}: OpenForesight needs the CC-News corpus, and ccnews_months is empty "
@@ -29,7 +29,7 @@ def main() -> int:
             file=sys.stderr,
         )
         return 1
-    articles = read_parquet(articles_dir() / f"{args.month}.parquet", ARTICLE_SCHEMA)
+    articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = generate_questions(articles, config, llm, cache)
     write_month(questions, ledger, "qgen", args.month, started)

@@ -8,14 +8,12 @@ import time
 import pyarrow as pa
 
 from almanac.core.io import write_month_partitions
-from almanac.core.layout import DATA, metrics_path
+from almanac.core.layout import metrics_path, question_dedup_dir, question_dedup_rejects
 from almanac.core.parallel import RayConfig
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.foresight.question_dedup import STAGE, QuestionDedupConfig, deduplicate_questions
 from almanac.foresight.stage_io import read_questions
-
-OUT = DATA / "foresight" / "question_dedup"
 
 
 def main() -> int:
@@ -26,8 +24,8 @@ def main() -> int:
     ray_config = parse_section(RayConfig, params, "ray")
     questions = pa.concat_tables([read_questions("dates", month) for month in months])
     kept, ledger = deduplicate_questions(questions, config, ray_config)
-    write_month_partitions(kept, OUT / "questions", months, "month")
-    finish_stage(ledger, started, OUT / "rejects.parquet", metrics_path(STAGE))
+    write_month_partitions(kept, question_dedup_dir(), months, "month")
+    finish_stage(ledger, started, question_dedup_rejects(), metrics_path(STAGE))
     return 0
 
 

@@ -6,7 +6,7 @@ import sys
 import time
 
 from almanac.core.io import read_parquet
-from almanac.core.layout import articles_dir
+from almanac.core.layout import articles_path
 from almanac.core.params import parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
@@ -22,7 +22,7 @@ def main() -> int:
     args, params = parse_stage_args(__doc__ or SELECT_STAGE, per_month=True)
     config = parse_section(JudgeConfig, params.get("foresight") or {}, "judge")
     llm = parse_llm_config(params)
-    articles = article_index(read_parquet(articles_dir() / f"{args.month}.parquet", ARTICLE_SCHEMA))
+    articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = select_best(read_questions("validate", args.month), articles, config, llm, cache)
     write_month(questions, ledger, "select", args.month, started)

@@ -9,7 +9,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from almanac.core.io import read_parquet_dir, write_month_partitions
-from almanac.core.layout import DATA, foresight_splits_dir, metrics_path
+from almanac.core.layout import (
+    foresight_split_rejects,
+    foresight_splits_dir,
+    metrics_path,
+    question_dedup_dir,
+)
 from almanac.core.params import parse_section
 from almanac.core.rejects import StageLedger
 from almanac.core.stage import finish_stage, parse_stage_args
@@ -23,7 +28,7 @@ def main() -> int:
     started = time.perf_counter()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     config = parse_section(SplitConfig, params.get("foresight") or {}, "split")
-    questions = read_parquet_dir(DATA / "foresight" / "question_dedup" / "questions", QUESTION_SCHEMA)
+    questions = read_parquet_dir(question_dedup_dir(), QUESTION_SCHEMA)
     ledger = StageLedger(STAGE)
     table = assign_splits(questions, config, ledger)
     released = table.select(list(RELEASED_COLUMNS))
@@ -37,7 +42,7 @@ def main() -> int:
         write_month_partitions(
             rows, foresight_splits_dir() / split, sorted(months), "resolution_month", False
         )
-    finish_stage(ledger, started, DATA / "foresight" / "split_rejects.parquet", metrics_path(STAGE))
+    finish_stage(ledger, started, foresight_split_rejects(), metrics_path(STAGE))
     return 0
 
 

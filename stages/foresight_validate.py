@@ -6,7 +6,7 @@ import sys
 import time
 
 from almanac.core.io import read_parquet
-from almanac.core.layout import articles_dir
+from almanac.core.layout import articles_path
 from almanac.core.params import parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
@@ -23,7 +23,7 @@ def main() -> int:
     config = parse_section(JudgeConfig, params.get("foresight") or {}, "judge")
     llm = parse_llm_config(params)
     warn_self_preference(llm, judge=config.role)
-    articles = article_index(read_parquet(articles_dir() / f"{args.month}.parquet", ARTICLE_SCHEMA))
+    articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = validate_questions(
             read_questions("qgen", args.month), articles, config, llm, cache

@@ -8,11 +8,16 @@ import time
 import pyarrow.compute as pc
 
 from almanac.core.io import read_parquet, write_parquet
-from almanac.core.layout import metrics_path, read_corpus
+from almanac.core.layout import (
+    gdelt_articles,
+    gdelt_articles_rejects,
+    gdelt_clean_events,
+    metrics_path,
+    read_corpus,
+)
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.rejects import StageLedger
 from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.gdelt import GDELT_DIR
 from almanac.gdelt.articles import (
     NO_TEXT_FOUND,
     ORIGINS,
@@ -24,15 +29,13 @@ from almanac.gdelt.articles import (
 )
 from almanac.gdelt.clean import CLEAN_EVENT_SCHEMA
 
-OUT = GDELT_DIR
-
 
 def main() -> int:
     started = time.perf_counter()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     config = parse_section(GdeltArticlesConfig, params, STAGE)
     corpus = read_corpus(months_in_scope(params))
-    events = read_parquet(OUT / "clean" / "events.parquet", CLEAN_EVENT_SCHEMA)
+    events = read_parquet(gdelt_clean_events(), CLEAN_EVENT_SCHEMA)
     urls = sorted(pc.unique(events.column("url")).to_pylist())
     flagged, archive = load_config_lists(config, urls)
     ledger = StageLedger(STAGE)
@@ -49,8 +52,8 @@ def main() -> int:
     ledger.extra["archive_duplicate_records"] = archive.duplicate_records
     ledger.extra["archive_relabelled_pages"] = archive.relabelled_pages
     ledger.extra["archive_damaged_files"] = dict(sorted(archive.file_problems.items()))
-    write_parquet(articles, OUT / "articles.parquet")
-    finish_stage(ledger, started, OUT / "articles_rejects.parquet", metrics_path(STAGE))
+    write_parquet(articles, gdelt_articles())
+    finish_stage(ledger, started, gdelt_articles_rejects(), metrics_path(STAGE))
     return 0
 
 

@@ -7,21 +7,24 @@ import sys
 import time
 
 from almanac.core.io import write_parquet
-from almanac.core.layout import metrics_path
+from almanac.core.layout import (
+    gdelt_clean_events,
+    gdelt_clean_rejects,
+    gdelt_events,
+    gdelt_quads,
+    metrics_path,
+)
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.rejects import TableLedger
 from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.gdelt import GDELT_DIR, events_path
 from almanac.gdelt.clean import STAGE, GdeltCleanConfig, clean_events
-
-OUT = GDELT_DIR / "clean"
 
 
 def main() -> int:
     started = time.perf_counter()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     config = parse_section(GdeltCleanConfig, params, STAGE)
-    paths = [events_path(month) for month in months_in_scope(params)]
+    paths = [gdelt_events(month) for month in months_in_scope(params)]
     missing = [str(path) for path in paths if not path.is_file()]
     if missing:
         raise FileNotFoundError(f"{STAGE}: run gdelt_ingest first; missing {missing}")
@@ -34,9 +37,9 @@ def main() -> int:
             **result.quad_counts,
         }
     )
-    write_parquet(result.events, OUT / "events.parquet")
-    write_parquet(result.quads, OUT / "quads.parquet")
-    finish_stage(ledger, started, OUT / "rejects.parquet", metrics_path(STAGE))
+    write_parquet(result.events, gdelt_clean_events())
+    write_parquet(result.quads, gdelt_quads())
+    finish_stage(ledger, started, gdelt_clean_rejects(), metrics_path(STAGE))
     logging.getLogger(STAGE).info("kept %d quads", result.quads.num_rows)
     return 0
 

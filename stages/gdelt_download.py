@@ -7,10 +7,9 @@ import time
 
 from almanac.core.download import DownloadError
 from almanac.core.io import write_json
-from almanac.core.layout import metrics_path
+from almanac.core.layout import gdelt_raw_dir, metrics_path
 from almanac.core.params import parse_section
 from almanac.core.stage import parse_stage_args
-from almanac.gdelt import GDELT_DIR
 from almanac.gdelt.download import STAGE, GdeltDownloadConfig, download_metrics, download_month
 
 
@@ -19,7 +18,8 @@ def main() -> int:
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(GdeltDownloadConfig, params, STAGE)
     try:
-        result = download_month(args.month, GDELT_DIR / "raw", config)
+        # download_month fills <out_root>/<month>/, which is gdelt_raw_dir(month)
+        result = download_month(args.month, gdelt_raw_dir(args.month).parent, config)
     except (DownloadError, OSError) as error:  # no masterfilelist or local folder: nothing to select
         what = "the local folder" if config.local_dir else "the masterfilelist"
         print(f"{STAGE}: cannot read {what}: {error}", file=sys.stderr)

@@ -6,11 +6,16 @@ import sys
 import time
 
 from almanac.core.io import write_parquet
-from almanac.core.layout import metrics_path
+from almanac.core.layout import (
+    gdelt_events,
+    gdelt_ingest_rejects,
+    gdelt_mentions,
+    gdelt_raw_dir,
+    metrics_path,
+)
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.gdelt import events_path, ingest_rejects_path, mentions_path, raw_month_dir
 from almanac.gdelt.ingest import STAGE, GdeltIngestConfig, combine, discover_files, ingest_file
 
 
@@ -20,14 +25,14 @@ def main() -> int:
     config = parse_section(GdeltIngestConfig, params, STAGE)
     ray_config = parse_section(RayConfig, params, "ray")
     try:
-        tasks = discover_files(raw_month_dir(args.month), config.max_member_bytes)
+        tasks = discover_files(gdelt_raw_dir(args.month), config.max_member_bytes)
         month = combine(parallel_map(ingest_file, tasks, ray_config), files=len(tasks))
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
         return 1
-    write_parquet(month.events, events_path(args.month))
-    write_parquet(month.mentions, mentions_path(args.month))
-    finish_stage(month.ledger, started, ingest_rejects_path(args.month), metrics_path(STAGE, args.month))
+    write_parquet(month.events, gdelt_events(args.month))
+    write_parquet(month.mentions, gdelt_mentions(args.month))
+    finish_stage(month.ledger, started, gdelt_ingest_rejects(args.month), metrics_path(STAGE, args.month))
     return 0
 
 

@@ -5,21 +5,25 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from almanac.core.io import write_json, write_text
-from almanac.core.layout import DATA, metrics_path
+from almanac.core.layout import (
+    gdelt_articles,
+    gdelt_clean_events,
+    gdelt_events,
+    gdelt_quads,
+    metrics_path,
+    mirai_queries,
+    plot_file,
+    stats_report,
+)
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.stage import parse_stage_args
 from almanac.gdelt.countries import ISO3_REGION
 from almanac.mirai.cameo import load_codebook
-from almanac.mirai.relation_split import QUADS_PATH, queries_path
 from almanac.stats.gdelt import gdelt_statistics, gdelt_stats_markdown, plot_series
 
 STAGE = "gdelt_stats"
-MARKDOWN_OUT = Path("reports/mirai_stats.md")
-PLOTS_DIR = Path("reports/plots")
-GDELT = DATA / "gdelt"
 
 
 @dataclass(frozen=True)
@@ -36,19 +40,19 @@ def main() -> int:
         codebook = load_codebook(config.cameo_codebook) if config.cameo_codebook else None
         stats = gdelt_statistics(
             months,
-            {month: GDELT / "events" / f"{month}.parquet" for month in months},
-            GDELT / "clean" / "events.parquet",
-            QUADS_PATH,
-            GDELT / "articles.parquet",
-            {month: queries_path(month) for month in months},
+            {month: gdelt_events(month) for month in months},
+            gdelt_clean_events(),
+            gdelt_quads(),
+            gdelt_articles(),
+            {month: mirai_queries(month) for month in months},
             ISO3_REGION,
         )
     except (OSError, ValueError) as error:
         print(f"{STAGE}: {error}", file=sys.stderr)
         return 1
-    write_text(gdelt_stats_markdown(stats, codebook), MARKDOWN_OUT)
+    write_text(gdelt_stats_markdown(stats, codebook), stats_report("mirai_stats"))
     for name, text in plot_series(stats).items():
-        write_text(text, PLOTS_DIR / name)
+        write_text(text, plot_file(name))
     stats["seconds"] = round(time.perf_counter() - started, 3)
     write_json(stats, metrics_path(STAGE))
     return 0

@@ -6,22 +6,12 @@ import sys
 import time
 
 from almanac.core.io import write_parquet
-from almanac.core.layout import metrics_path
+from almanac.core.layout import gdelt_articles, gdelt_quads, metrics_path, mirai_queries, mirai_rejects
 from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.gdelt.countries import ISO3_REGION
 from almanac.mirai.recipe import PAPER, MiraiConfig
-from almanac.mirai.relation_split import (
-    ARTICLES_PATH,
-    QUADS_PATH,
-    STAGE,
-    RelationSplitConfig,
-    build_month,
-    queries_path,
-    read_quads,
-    read_texts,
-    rejects_path,
-)
+from almanac.mirai.relation_split import STAGE, RelationSplitConfig, build_month, read_quads, read_texts
 
 
 def main() -> int:
@@ -30,19 +20,19 @@ def main() -> int:
     config = parse_section(RelationSplitConfig, params, STAGE)
     recipe = parse_section(MiraiConfig, params, "mirai").recipe
     # The paper recipe counts an event's articles by their cleaned text (gdelt_articles); relaxed needs none.
-    path = QUADS_PATH
+    path = gdelt_quads()
     try:
         quads = read_quads(path)
-        path = ARTICLES_PATH
+        path = gdelt_articles()
         texts = read_texts(path) if recipe == PAPER else frozenset()
     except (OSError, ValueError) as error:
         print(f"{STAGE}: cannot read {path}: {error}", file=sys.stderr)
         return 1
     table, ledger = build_month(
-        quads, args.month, config, ISO3_REGION, QUADS_PATH.as_posix(), recipe=recipe, texts=texts
+        quads, args.month, config, ISO3_REGION, gdelt_quads().as_posix(), recipe=recipe, texts=texts
     )
-    write_parquet(table, queries_path(args.month))
-    finish_stage(ledger, started, rejects_path(args.month), metrics_path(STAGE, args.month))
+    write_parquet(table, mirai_queries(args.month))
+    finish_stage(ledger, started, mirai_rejects(args.month), metrics_path(STAGE, args.month))
     return 0
 
 

@@ -8,13 +8,11 @@ import time
 import pyarrow as pa
 
 from almanac.core.io import write_parquet
-from almanac.core.layout import DATA, metrics_path
+from almanac.core.layout import metrics_path, wcep_events, wcep_rejects
 from almanac.core.params import parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.wcep.days import WCEP_EVENT_SCHEMA
 from almanac.wcep.ingest import STAGE, WcepIngestConfig, ingest_wcep
-
-OUT = DATA / "wcep"
 
 
 def main() -> int:
@@ -26,8 +24,8 @@ def main() -> int:
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
         return 1
-    write_parquet(pa.Table.from_pylist(rows, schema=WCEP_EVENT_SCHEMA), OUT / "events.parquet")
-    finish_stage(ledger, started, OUT / "rejects.parquet", metrics_path(STAGE))
+    write_parquet(pa.Table.from_pylist(rows, schema=WCEP_EVENT_SCHEMA), wcep_events())
+    finish_stage(ledger, started, wcep_rejects(), metrics_path(STAGE))
     return 0
 
 

@@ -6,7 +6,7 @@ import sys
 import time
 
 from almanac.core.io import read_parquet, write_parquet
-from almanac.core.layout import DATA, metrics_path, read_corpus
+from almanac.core.layout import metrics_path, read_corpus, wcep_events, wcep_news, wcep_news_rejects
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.rejects import StageLedger
 from almanac.core.stage import finish_stage, parse_stage_args
@@ -14,7 +14,6 @@ from almanac.wcep.days import WCEP_EVENT_SCHEMA
 from almanac.wcep.news import NewsConfig, resolve_event_sources
 
 STAGE = "wcep_news"
-OUT = DATA / "wcep"
 
 
 def main() -> int:
@@ -22,12 +21,12 @@ def main() -> int:
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     config = parse_section(NewsConfig, params, STAGE)
     corpus = read_corpus(months_in_scope(params))
-    events = read_parquet(OUT / "events.parquet", WCEP_EVENT_SCHEMA)
+    events = read_parquet(wcep_events(), WCEP_EVENT_SCHEMA)
     ledger = StageLedger(STAGE)
     # fetcher=None: with fetch enabled, resolve_event_sources opens (and closes) its own HTTP fetcher.
     news = resolve_event_sources(events, corpus, config, None, ledger)
-    write_parquet(news, OUT / "news.parquet")
-    finish_stage(ledger, started, OUT / "news_rejects.parquet", metrics_path(STAGE))
+    write_parquet(news, wcep_news())
+    finish_stage(ledger, started, wcep_news_rejects(), metrics_path(STAGE))
     return 0
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from almanac.core.io import write_parquet
-from almanac.core.layout import DATA, metrics_path
+from almanac.core.layout import metrics_path, wiki_articles, wiki_rejects
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.params import parse_section
 from almanac.core.rejects import gather
@@ -23,8 +23,6 @@ from almanac.wiki.ingest import (
     ingest_dump,
     keep_latest_revisions,
 )
-
-OUT = DATA / "wiki"
 
 
 def main() -> int:
@@ -43,8 +41,8 @@ def main() -> int:
     rows, ledger = gather(STAGE, results, dumps=len(dumps))
     rows = keep_latest_revisions(rows, ledger)
     table = pa.Table.from_pylist(sorted(rows, key=lambda row: row["page_id"]), schema=WIKI_ARTICLE_SCHEMA)
-    write_parquet(table, OUT / "articles.parquet")
-    finish_stage(ledger, started, OUT / "rejects.parquet", metrics_path(STAGE))
+    write_parquet(table, wiki_articles())
+    finish_stage(ledger, started, wiki_rejects(), metrics_path(STAGE))
     return 0
 
 

@@ -165,6 +165,7 @@ def test_single_month_stage_and_adding_a_month(built: Path, tmp_path: Path) -> N
     (built / "data/raw/sample/ccnews/2025-07").mkdir()
     params = yaml.safe_load((built / "params.yaml").read_text())
     params["months"].append("2025-07")
+    params["ccnews_months"].append("2025-07")
     (built / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     result = dvc(["repro"], built)
     ran = {line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")}

@@ -12,6 +12,7 @@ from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
 from almanac.check.openforesight import check_openforesight, split_months
 from almanac.check.report import StyleReport
+from almanac.core import layout
 from almanac.reports.visibility import prompt_fields
 
 STYLES = ("openforesight", "openforecast", "mirai")
@@ -33,15 +34,14 @@ def check_style(
 ) -> StyleReport:
     """``splits_dir``: OpenForesight splits from elsewhere (``almanac import``); their rows carry their
     article's date and there is no corpus to trace them to."""
-    data = root / "data"
     if style == "openforesight":
-        return _openforesight(data, month, params, splits_dir)
+        return _openforesight(root, month, params, splits_dir)
     if splits_dir is not None:
         raise ValueError("--splits applies to openforesight only")
     if style == "openforecast":
-        return _openforecast(data, month, params)
+        return _openforecast(root, month, params)
     if style == "mirai":
-        return _mirai(data, month, params)
+        return _mirai(root, month, params)
     raise ValueError(f"unknown style {style!r}; one of {', '.join(STYLES)} or {ALL}")
 
 
@@ -55,9 +55,9 @@ def _require(paths: Sequence[Path], what: str) -> None:
         raise NotBuiltError(f"no {what} found: run `dvc repro` first")
 
 
-def _openforesight(data: Path, month: str, params: Mapping[str, Any], splits_dir: Path | None) -> StyleReport:
+def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir: Path | None) -> StyleReport:
     pattern = "*.parquet" if month == ALL else f"{month}.parquet"
-    folder = splits_dir or data / "foresight" / "splits"
+    folder = splits_dir or root / layout.foresight_splits_dir()
     files = sorted(path for split in SPLITS for path in (folder / split).glob(pattern))
     if month == ALL:
         _require(files, f"OpenForesight split files under {folder}/")
@@ -65,7 +65,7 @@ def _openforesight(data: Path, month: str, params: Mapping[str, Any], splits_dir
     articles: dict[str, dict[str, Any]] | None = None
     if splits_dir is None:
         articles = {}
-        for path in sorted((data / "articles").glob("*.parquet")):
+        for path in sorted((root / layout.articles_dir()).glob("*.parquet")):
             names = set(pq.read_schema(path).names)
             for article in _rows(path, [name for name in ARTICLE_DATE_COLUMNS if name in names]):
                 articles[str(article["url"])] = article
@@ -73,33 +73,31 @@ def _openforesight(data: Path, month: str, params: Mapping[str, Any], splits_dir
     return check_openforesight(rows, split_months(params), articles, fields, scope=month)
 
 
-def _openforecast(data: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
-    events = data / "events"
-    files = sorted(path for split in SPLITS for path in (events / "splits" / split).glob("*.parquet"))
+def _openforecast(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    splits = root / layout.event_splits_dir()
+    files = sorted(path for split in SPLITS for path in (splits / split).glob("*.parquet"))
     _require(files, "OpenForecast split files under data/events/splits/")
     rows = [row for path in files for row in _rows(path, _split_dir=path.parent.name)]
     if month != ALL:
         rows = [row for row in rows if str(row["cut_date"])[:7] == month]
-    timelines = {
-        row["ce_id"]: row["events"] for row in _rows(events / "timelines.parquet", ["ce_id", "events"])
-    }
+    timelines = {row["ce_id"]: row["events"] for row in _rows(root / layout.timelines(), ["ce_id", "events"])}
     documents = {
         row["ce_id"]: {doc["doc_id"] for doc in row["documents"]}
-        for row in _rows(events / "complex_events.parquet", ["ce_id", "documents"])
+        for row in _rows(root / layout.complex_events(), ["ce_id", "documents"])
     }
     return check_openforecast(rows, Windows.from_params(params), timelines, documents, scope=month)
 
 
-def _mirai(data: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
-    queries = data / "mirai" / "queries"
+def _mirai(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    queries = root / layout.mirai_queries_dir()
     files = sorted(queries.glob("*.parquet" if month == ALL else f"{month}.parquet"))
     _require(files, f"MIRAI query files under {queries}/ for {month}")
     rows = [row for path in files for row in _rows(path, _file_month=path.stem)]
     quads = _rows(
-        data / "gdelt" / "clean" / "quads.parquet",
+        root / layout.gdelt_quads(),
         ["date", "subject", "relation", "object", "urls", "num_daily_mentions"],
     )
-    articles = data / "gdelt" / "articles.parquet"
+    articles = root / layout.gdelt_articles()
     texts = {str(row["url"]) for row in _rows(articles, ["url"])} if articles.exists() else set()
     months = [str(month) for month in params.get("months") or ()]
     return check_mirai(

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from almanac.llm.event_outputs import ARGUMENT_NAMES, EventArguments, EventDate, TimelineEvent
+from almanac.events.llm_tasks.replies import ARGUMENT_NAMES, EventArguments, EventDate, TimelineEvent
 
 Event = Mapping[str, Any]  # one ATOMIC_EVENT_TYPE record
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from almanac.core.text import fold
 from almanac.events.cuts import Event, seeded
+from almanac.events.llm_tasks.replies import EventArguments, NegativeEvent
 from almanac.events.samples import OPTION_LABELS
-from almanac.llm.event_outputs import EventArguments, NegativeEvent
 
 COMPARED_ARGUMENTS = ("event_type", "subject", "object", "location")  # the time is the target's anyway
 

@@ -12,33 +12,16 @@ render X and Y in any prompt format.
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pyarrow as pa
 
 from almanac.core.ids import content_id
-from almanac.core.layout import DATA
 from almanac.events.schema import ATOMIC_EVENT_TYPE
 
 TASKS = ("stf", "ltf", "aqa", "mcnc", "mcac", "vqa")
 SPLITS = ("train", "validation", "test")
 OPTION_LABELS = ("A", "B", "C", "D")  # options of MCNC / MCAC, in their shuffled order
 VQA_LABELS = ("Yes", "No")
-
-EVENTS_DIR = DATA / "events"
-TIMELINES_PATH = EVENTS_DIR / "timelines.parquet"
-TASKS_REJECTS_PATH = EVENTS_DIR / "tasks_rejects.parquet"
-SPLIT_REJECTS_PATH = EVENTS_DIR / "split_rejects.parquet"
-
-
-def samples_path(task: str) -> Path:
-    """All samples of one task, every split, with a ``split`` column (event_tasks output)."""
-    return EVENTS_DIR / "samples" / f"{task}.parquet"
-
-
-def split_path(split: str, task: str) -> Path:
-    """The released file of one task in one split (event_split output)."""
-    return EVENTS_DIR / "splits" / split / f"{task}.parquet"
 
 
 def sample_id(task: str, ce_id: str, cut_date: date, *target: str) -> str:

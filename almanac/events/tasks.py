@@ -32,18 +32,21 @@ from almanac.events.cuts import (
     seeded,
     timeline_event,
 )
+from almanac.events.llm_tasks.argument_question import ARGUMENT_QUESTION, argument_question_item
+from almanac.events.llm_tasks.event_negatives import EVENT_NEGATIVES, event_negatives_item
+from almanac.events.llm_tasks.items import target_argument_value
+from almanac.events.llm_tasks.replies import ArgumentQuestion, NegativeEvent
 from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_candidate
 from almanac.events.plan import CutSample, plan_cuts
 from almanac.events.samples import SAMPLE_SCHEMAS, SPLITS, TASKS, sample_id
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import RoleConfig
-from almanac.llm.event_inputs import argument_question_item, event_negatives_item, target_argument_value
-from almanac.llm.event_outputs import ArgumentQuestion, NegativeEvent
-from almanac.llm.tasks import TaskItem, TaskResult, run_task
+from almanac.llm.registry import Task, TaskItem
+from almanac.llm.tasks import TaskResult, run_task
 
 STAGE = "event_tasks"
 N_NEGATIVES = 3
-Runner = Callable[[str, list[TaskItem]], list[TaskResult[Any]]]
+Runner = Callable[[Task[..., Any], list[TaskItem]], list[TaskResult[Any]]]
 
 
 def build_tasks(
@@ -57,7 +60,7 @@ def build_tasks(
         rows["stf"].append(stf_row(cut))
         rows["ltf"].append(ltf_row(cut))
 
-    def run(task: str, items: list[TaskItem]) -> list[TaskResult[Any]]:
+    def run(task: Task[..., Any], items: list[TaskItem]) -> list[TaskResult[Any]]:
         return run_task(role, task, items, cache, ledger, prompts_dir) if items else []
 
     aqa, mcac = argument_tasks(cuts, config, run, ledger)
@@ -134,7 +137,7 @@ def argument_tasks(
         )
         asked.append((cut, target, argument, aqa_id))
     aqa_rows, mcac_rows = [], []
-    for (cut, target, argument, aqa_id), result in zip(asked, run("argument_question", items), strict=True):
+    for (cut, target, argument, aqa_id), result in zip(asked, run(ARGUMENT_QUESTION, items), strict=True):
         mcac_id = sample_id("mcac", cut.ce_id, cut.cut.day, target["event_id"], argument)
         if not result.ok:
             result.reject_into(ledger, cut.source)
@@ -170,7 +173,7 @@ def mcnc_task(
         asked.append((cut, target, mcnc_id))
     rows = []
     generated = discarded = 0
-    for (cut, target, mcnc_id), result in zip(asked, run("event_negatives", items), strict=True):
+    for (cut, target, mcnc_id), result in zip(asked, run(EVENT_NEGATIVES, items), strict=True):
         if not result.ok:
             result.reject_into(ledger, cut.source)
             continue

@@ -24,20 +24,19 @@ from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
 from almanac.core.text import fold
+from almanac.events.llm_tasks.event_arguments import EVENT_ARGUMENTS, event_arguments_item
+from almanac.events.llm_tasks.replies import EventArguments, EventDate, Timeline, TimelineEvent, TimelineOrder
+from almanac.events.llm_tasks.timeline_complement import TIMELINE_COMPLEMENT, timeline_complement_item
+from almanac.events.llm_tasks.timeline_extract import TIMELINE_EXTRACT, timeline_extract_item
+from almanac.events.llm_tasks.timeline_reorder import TIMELINE_REORDER, timeline_reorder_item
 from almanac.events.schema import TIMELINE_SCHEMA
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import RoleConfig
-from almanac.llm.event_inputs import (
-    event_arguments_item,
-    timeline_complement_item,
-    timeline_extract_item,
-    timeline_reorder_item,
-)
-from almanac.llm.event_outputs import EventArguments, EventDate, Timeline, TimelineEvent, TimelineOrder
-from almanac.llm.tasks import TaskItem, TaskResult, run_task
+from almanac.llm.registry import Task, TaskItem
+from almanac.llm.tasks import TaskResult, run_task
 
 STAGE = "event_timeline"
-Runner = Callable[[str, list[TaskItem]], list[TaskResult[Any]]]
+Runner = Callable[[Task[..., Any], list[TaskItem]], list[TaskResult[Any]]]
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def build_timelines(
     ledger = StageLedger(STAGE, items_in=complex_events.num_rows)
     progress = [_Progress(row) for row in complex_events.to_pylist()]
 
-    def run(task: str, items: list[TaskItem]) -> list[TaskResult[Any]]:
+    def run(task: Task[..., Any], items: list[TaskItem]) -> list[TaskResult[Any]]:
         return run_task(role, task, items, cache, ledger, prompts_dir)
 
     _read_documents(progress, config, run, ledger)
@@ -140,7 +139,7 @@ def _read_documents(
                     )
                 )
         by_id = {state.ce_id: state for state in active}
-        for task, items in (("timeline_extract", extract), ("timeline_complement", complement)):
+        for task, items in ((TIMELINE_EXTRACT, extract), (TIMELINE_COMPLEMENT, complement)):
             if not items:
                 continue
             for result in run(task, items):
@@ -195,7 +194,7 @@ def _reorder(progress: list[_Progress], config: TimelineConfig, run: Runner, led
         for state in candidates
     ]
     moved_by_model = moved_by_date = 0
-    for state, result in zip(candidates, run("timeline_reorder", items) if items else [], strict=True):
+    for state, result in zip(candidates, run(TIMELINE_REORDER, items) if items else [], strict=True):
         if not result.ok:
             state.failure = result
             continue
@@ -260,7 +259,7 @@ def _extract_arguments(progress: list[_Progress], config: TimelineConfig, run: R
             batch = state.events[start : start + config.arguments_batch]
             items.append(event_arguments_item(f"{state.ce_id}:arguments:{start}", batch))
             owners.append(state)
-    for state, result in zip(owners, run("event_arguments", items) if items else [], strict=True):
+    for state, result in zip(owners, run(EVENT_ARGUMENTS, items) if items else [], strict=True):
         if state.failure is not None:
             continue
         if not result.ok:

@@ -18,12 +18,14 @@ import pyarrow as pa
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
 from almanac.events.documents import sections_text
+from almanac.events.llm_tasks.article_category import ARTICLE_CATEGORY, article_category_item
+from almanac.events.llm_tasks.occurrence_date import OCCURRENCE_DATE, occurrence_date_item
+from almanac.events.llm_tasks.replies import ArticleCategory, EventDate
 from almanac.events.schema import WIKI_EVENT_SCHEMA
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
-from almanac.llm.event_inputs import article_category_item, occurrence_date_item
-from almanac.llm.event_outputs import ArticleCategory, EventDate
-from almanac.llm.tasks import TaskItem, TaskResult, run_task
+from almanac.llm.registry import Task, TaskItem
+from almanac.llm.tasks import TaskResult, run_task
 from almanac.wiki.sections import (
     EVENT_SECTION_TITLES,
     LEAD_LEVEL,
@@ -55,7 +57,7 @@ def filter_event_articles(
     ledger = StageLedger(STAGE, items_in=articles.num_rows)
     role = llm.role(config.role)
 
-    def run(task: str, items: list[TaskItem]) -> list[TaskResult[Any]]:
+    def run(task: Task[..., Any], items: list[TaskItem]) -> list[TaskResult[Any]]:
         return run_task(role, task, items, cache, ledger, llm.prompts_dir) if items else []
 
     candidates = []  # (article row, all sections, kept sections)
@@ -82,7 +84,7 @@ def filter_event_articles(
     ]
     categories = Counter[str]()
     events = []
-    for candidate, result in zip(candidates, run("article_category", items), strict=True):
+    for candidate, result in zip(candidates, run(ARTICLE_CATEGORY, items), strict=True):
         row = candidate[0]
         if not _usable(result, ledger, row):
             continue
@@ -108,7 +110,7 @@ def filter_event_articles(
     ]
     precisions = Counter[str]()
     out_rows = []
-    for (candidate, topic), result in zip(events, run("occurrence_date", items), strict=True):
+    for (candidate, topic), result in zip(events, run(OCCURRENCE_DATE, items), strict=True):
         row, _sections, kept = candidate
         if not _usable(result, ledger, row):
             continue

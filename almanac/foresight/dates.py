@@ -15,11 +15,10 @@ from almanac.foresight.date_parsing import (
     apply_date_repair,
     resolve_dates,
 )
+from almanac.foresight.llm_tasks.date_repair import DATE_REPAIR, DateRepair, date_repair_item
 from almanac.foresight.records import as_generated, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
-from almanac.llm.inputs import date_repair_item
-from almanac.llm.outputs import DateRepair
 from almanac.llm.tasks import run_task
 
 STAGE = "foresight_dates"
@@ -114,7 +113,7 @@ def _repair(
         )
         for index in todo
     ]
-    results = run_task(llm.role(config.role), "date_repair", items, cache, ledger, llm.prompts_dir)
+    results = run_task(llm.role(config.role), DATE_REPAIR, items, cache, ledger, llm.prompts_dir)
     repaired: list[DatesOutcome | None] = list(outcomes)
     first_day = month_start(month).date()
     for index, result in zip(todo, results, strict=True):

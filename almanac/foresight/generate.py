@@ -9,11 +9,11 @@ import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
 from almanac.foresight.date_parsing import date_text_problem
+from almanac.foresight.llm_tasks.qgen import QGEN, qgen_item
+from almanac.foresight.llm_tasks.questions import GeneratedQuestion, UnusableCandidate
 from almanac.foresight.records import question_row, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
-from almanac.llm.inputs import qgen_item
-from almanac.llm.outputs import GeneratedQuestion, UnusableCandidate
 from almanac.llm.tasks import run_task
 
 STAGE = "foresight_qgen"
@@ -44,7 +44,7 @@ def generate_questions(
         )
         for row in rows
     ]
-    results = run_task(llm.role(config.role), "qgen", items, cache, ledger, llm.prompts_dir)
+    results = run_task(llm.role(config.role), QGEN, items, cache, ledger, llm.prompts_dir)
     questions: list[dict[str, Any]] = []
     over_limit = 0
     for article, result in zip(rows, results, strict=True):

@@ -13,11 +13,11 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
+from almanac.foresight.llm_tasks.select_best import SELECT_BEST, BestChoice, select_best_item
+from almanac.foresight.llm_tasks.validate import VALIDATE, ValidationVerdict, validate_item
 from almanac.foresight.records import as_generated, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
-from almanac.llm.inputs import select_best_item, validate_item
-from almanac.llm.outputs import BestChoice, ValidationVerdict
 from almanac.llm.tasks import run_task
 
 VALIDATE_STAGE = "foresight_validate"
@@ -59,7 +59,7 @@ def validate_questions(
                 config.max_article_chars,
             )
         )
-    results = run_task(llm.role(config.role), "validate", items, cache, ledger, llm.prompts_dir)
+    results = run_task(llm.role(config.role), VALIDATE, items, cache, ledger, llm.prompts_dir)
     kept = []
     for row, result in zip(rows, results, strict=True):
         source = f"article:{row['article_id']}"
@@ -103,7 +103,7 @@ def select_best(
         )
         for article_id, group in contested.items()
     ]
-    results = run_task(llm.role(config.role), "select_best", items, cache, ledger, llm.prompts_dir)
+    results = run_task(llm.role(config.role), SELECT_BEST, items, cache, ledger, llm.prompts_dir)
     for (article_id, group), result in zip(contested.items(), results, strict=True):
         source = f"article:{article_id}"
         if not result.ok:

@@ -15,11 +15,10 @@ import pyarrow as pa
 from almanac.core.rejects import StageLedger
 from almanac.foresight.answer_types import declared_answer_class
 from almanac.foresight.leakage_scan import LeakageScanConfig, find_leak
+from almanac.foresight.llm_tasks.leakage import LEAKAGE, LeakageEdit, leakage_item
 from almanac.foresight.records import as_generated, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
-from almanac.llm.inputs import leakage_item
-from almanac.llm.outputs import LeakageEdit
 from almanac.llm.tasks import run_task
 
 STAGE = "foresight_leakage"
@@ -37,7 +36,7 @@ def fix_leakage(
     ledger = StageLedger(STAGE, items_in=questions.num_rows)
     rows = questions.to_pylist()
     items = [leakage_item(row["question_id"], as_generated(row)) for row in rows]
-    results = run_task(llm.role(config.role), "leakage", items, cache, ledger, llm.prompts_dir)
+    results = run_task(llm.role(config.role), LEAKAGE, items, cache, ledger, llm.prompts_dir)
     kept = []
     edited = 0
     for row, result in zip(rows, results, strict=True):

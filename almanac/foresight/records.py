@@ -8,8 +8,8 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.ids import content_id
+from almanac.foresight.llm_tasks.questions import GeneratedQuestion
 from almanac.foresight.schema import QUESTION_SCHEMA
-from almanac.llm.outputs import GeneratedQuestion
 from almanac.llm.tasks import TaskResult
 
 LATER_COLUMNS = {

@@ -8,14 +8,11 @@ per-million-token prices in params; cache hits cost nothing in this run and are 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from almanac.core.rejects import StageLedger
 from almanac.llm.config import RoleConfig
+from almanac.llm.request import LLMResult
 from almanac.llm.transport import CallOutcome
-
-if TYPE_CHECKING:
-    from almanac.llm.client import LLMResult
 
 METRICS_KEY = "llm"
 

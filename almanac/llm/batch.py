@@ -19,7 +19,7 @@ import json
 import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import openai
 
@@ -27,11 +27,9 @@ from almanac.core.io import read_json, write_json, write_text
 from almanac.core.stage import StageError
 from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache
 from almanac.llm.config import RoleConfig
+from almanac.llm.request import LLMRequest
 from almanac.llm.secrets import redact
 from almanac.llm.transport import CONTENT, TRANSPORT, CallOutcome, make_client, request_body
-
-if TYPE_CHECKING:
-    from almanac.llm.client import LLMRequest
 
 log = logging.getLogger(__name__)
 

@@ -18,65 +18,16 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from almanac.core.rejects import StageLedger
 from almanac.llm.accounting import record_usage
-from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache, cache_key
+from almanac.llm.batch import run_batch
+from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache
 from almanac.llm.config import RoleConfig
 from almanac.llm.limits import RateLimiter
-from almanac.llm.prompts import Message
+from almanac.llm.offline import run_offline
+from almanac.llm.request import LLMRequest, LLMResult
 from almanac.llm.transport import CONTENT, TRANSPORT, CallOutcome, LLMFatalError, call_chat, make_client
-
-
-@dataclass(frozen=True)
-class LLMRequest:
-    item_id: str  # the stage's record id: failures become reject rows under it
-    task: str
-    messages: tuple[Message, ...]
-    prompt_version: str
-    prompt_hash: str
-    variables: Mapping[str, str] = field(
-        default_factory=dict
-    )  # the template inputs (the offline backend reads them)
-
-    def key(self, role: RoleConfig) -> str:
-        payload: dict[str, object] = {
-            "endpoint": role.endpoint,
-            "messages": [list(message) for message in self.messages],
-            "sampling": {
-                "temperature": role.temperature,
-                "max_tokens": role.max_tokens,
-                "extra": dict(role.extra),
-            },
-            "prompt": {"task": self.task, "version": self.prompt_version, "hash": self.prompt_hash},
-        }
-        if role.backend == "offline":
-            from almanac.llm.offline import OFFLINE_VERSION
-
-            payload["offline_version"] = OFFLINE_VERSION  # new rules invalidate old baseline answers
-        return cache_key(payload)
-
-
-@dataclass(frozen=True)
-class LLMResult:
-    item_id: str
-    task: str
-    ok: bool
-    text: str  # the model's answer ("" when the call failed)
-    error: str  # reject reason ("" when ok): llm_retries_exhausted, llm_http_400, llm_empty_response, ...
-    detail: str  # what went wrong, scrubbed of keys
-    cached: bool
-    prompt_tokens: int
-    completion_tokens: int
-    attempts: int  # HTTP attempts made for this answer in this run (0 for cache hits)
-    cache_key: str
-    model: str
-    prompt_version: str
-    prompt_hash: str
-
-    def reject_into(self, ledger: StageLedger, source: str, reason: str = "", detail: str = "") -> None:
-        ledger.reject(self.item_id, reason or self.error, detail or self.detail, source)
 
 
 def run_requests(
@@ -102,8 +53,6 @@ async def arun_requests(
         if role.backend == "offline":
             outcomes = _run_offline(role, misses, cache)
         elif role.batch:
-            from almanac.llm.batch import run_batch
-
             outcomes = await run_batch(role, misses, cache)
         else:
             outcomes = await _run_live(role, misses, cache)
@@ -203,8 +152,6 @@ def _store(cache: LLMCache, role: RoleConfig, key: str, request: LLMRequest, out
 def _run_offline(
     role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache
 ) -> dict[str, CallOutcome]:
-    from almanac.llm.offline import run_offline
-
     outcomes: dict[str, CallOutcome] = {}
     for key, request in misses.items():
         text = run_offline(request.task, request.variables, role.model)

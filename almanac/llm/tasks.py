@@ -1,10 +1,11 @@
-"""The LLM tasks of the question pipeline: prompt template + output parser + repair round.
+"""Running a task (:class:`almanac.llm.registry.Task`): prompt template + reply parser + repair round.
 
-:func:`run_task` is what stages call: it renders ``prompts/<task>.md`` for each item, sends the
-requests through :func:`run_requests` (cache, concurrency, retries, accounting), parses every answer
-strictly, asks once more with a repair message for answers that do not parse, and returns one
-:class:`TaskResult` per item. A result with ``ok=False`` carries a reject reason
-(``llm_malformed_output`` keeps the raw text in ``raw_text``) for :meth:`TaskResult.reject_into`.
+:func:`run_task` is what stages call, with a task object or a registered task's name: it renders
+``prompts/<task>.md`` for each item, sends the requests through :func:`run_requests` (cache,
+concurrency, retries, accounting), parses every answer strictly, asks once more with a repair message
+for answers that do not parse, and returns one :class:`TaskResult` per item. A result with
+``ok=False`` carries a reject reason (``llm_malformed_output`` keeps the raw text in ``raw_text``) for
+:meth:`TaskResult.reject_into`.
 """
 
 from __future__ import annotations
@@ -18,57 +19,18 @@ from typing import Any, Generic, TypeVar
 from almanac.core.rejects import StageLedger
 from almanac.llm.accounting import add_metric
 from almanac.llm.cache import LLMCache
-from almanac.llm.client import LLMRequest, LLMResult, arun_requests
+from almanac.llm.client import arun_requests
 from almanac.llm.config import RoleConfig
-from almanac.llm.event_outputs import (
-    parse_argument_question,
-    parse_article_category,
-    parse_event_arguments,
-    parse_event_negatives,
-    parse_occurrence_date,
-)
-from almanac.llm.outputs import (
-    parse_best,
-    parse_date_repair,
-    parse_leakage,
-    parse_questions,
-    parse_validation,
-)
 from almanac.llm.parsing import ParseError, clean
 from almanac.llm.prompts import load_prompt
-from almanac.llm.timeline_outputs import (
-    parse_timeline_complement,
-    parse_timeline_extract,
-    parse_timeline_reorder,
-)
+from almanac.llm.registry import Task, TaskItem, lookup
+from almanac.llm.request import LLMRequest, LLMResult
 
 T = TypeVar("T")
 Parser = Callable[[str, Mapping[str, str]], Any]
 
-# Task name -> parser; the template is prompts/<name>.md and the offline rules live in almanac.llm.offline.
-PARSERS: dict[str, Parser] = {
-    "qgen": parse_questions,
-    "validate": parse_validation,
-    "select_best": parse_best,
-    "leakage": parse_leakage,
-    "date_repair": parse_date_repair,
-    "article_category": parse_article_category,
-    "occurrence_date": parse_occurrence_date,
-    "timeline_extract": parse_timeline_extract,
-    "timeline_complement": parse_timeline_complement,
-    "timeline_reorder": parse_timeline_reorder,
-    "event_arguments": parse_event_arguments,
-    "argument_question": parse_argument_question,
-    "event_negatives": parse_event_negatives,
-}
 REPAIR_PROMPT = "repair"
 MALFORMED = "llm_malformed_output"
-
-
-@dataclass(frozen=True)
-class TaskItem:
-    item_id: str
-    variables: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -92,13 +54,14 @@ class TaskResult(Generic[T]):
 
 
 def build_requests(
-    task: str, items: Sequence[TaskItem], prompts_dir: str | Path = "prompts"
+    task: Task[..., Any] | str, items: Sequence[TaskItem], prompts_dir: str | Path = "prompts"
 ) -> list[LLMRequest]:
-    template = load_prompt(task, prompts_dir)
+    name = task if isinstance(task, str) else task.name
+    template = load_prompt(name, prompts_dir)
     return [
         LLMRequest(
             item.item_id,
-            task,
+            name,
             template.render(item.variables),
             template.version,
             template.content_hash,
@@ -110,7 +73,7 @@ def build_requests(
 
 def run_task(
     role: RoleConfig,
-    task: str,
+    task: Task[..., Any] | str,
     items: Sequence[TaskItem],
     cache: LLMCache,
     ledger: StageLedger | None = None,
@@ -121,13 +84,13 @@ def run_task(
 
 async def arun_task(
     role: RoleConfig,
-    task: str,
+    task: Task[..., Any] | str,
     items: Sequence[TaskItem],
     cache: LLMCache,
     ledger: StageLedger | None = None,
     prompts_dir: str | Path = "prompts",
 ) -> list[TaskResult[Any]]:
-    parse = PARSERS[task]
+    parse = (lookup(task) if isinstance(task, str) else task).parse
     requests = build_requests(task, items, prompts_dir)
     first = await arun_requests(role, requests, cache, ledger)
     outcomes: list[TaskResult[Any] | ParseError] = [

@@ -27,7 +27,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from almanac.core.layout import DATA
 from almanac.core.months import MONTH_NAMES, parse_month
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
@@ -38,19 +37,9 @@ from almanac.mirai.cameo import is_relation_code
 from almanac.mirai.recipe import INVALID_QUAD, NOT_SAMPLED, PAPER, RELAXED, rules_of
 
 STAGE = "relation_split"
-QUADS_PATH = DATA / "gdelt" / "clean" / "quads.parquet"
-ARTICLES_PATH = DATA / "gdelt" / "articles.parquet"  # one row per canonical URL whose cleaned text survived
 UNKNOWN_REGION = "Unknown"
 QUAD_COLUMNS = ("quad_id", "date", "subject", "relation", "relation_root", "object", "num_daily_mentions")
 BALANCED_ATTRIBUTES = ("date", "root", "region", "country")
-
-
-def queries_path(month: str) -> Path:
-    return DATA / "mirai" / "queries" / f"{month}.parquet"
-
-
-def rejects_path(month: str) -> Path:
-    return DATA / "mirai" / "rejects" / f"{month}.parquet"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.io import read_parquet, write_json
+from almanac.core.layout import gdelt_quads
 from almanac.core.params import load_params, parse_section
 from almanac.mirai.baseline import BaselineConfig, History, baseline_predictions, read_history
 from almanac.mirai.cameo import (
@@ -57,7 +58,7 @@ from almanac.stats.markdown import markdown_table
 KL_EPSILON = 1e-10
 SET_METRICS = ("precision", "recall", "f1")
 STATUSES = ("scored", "empty", "unreadable", "missing")
-QUADS_FILE = "data/gdelt/clean/quads.parquet"
+QUADS_FILE = gdelt_quads().as_posix()
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import duckdb
 import pyarrow as pa
 
-from almanac.core.layout import DATA, articles_dir
+from almanac.core.layout import articles_path, complex_events, gdelt_articles
 from almanac.reports.styles import TableKey
 
 TEXT_COLUMN = "text"
@@ -50,7 +50,7 @@ def _union(con: duckdb.DuckDBPyConnection, tables: Mapping[TableKey, pa.Table], 
 def _foresight(
     con: duckdb.DuckDBPyConnection, tables: Mapping[TableKey, pa.Table], months: Sequence[str]
 ) -> pa.Table | None:
-    existing = [str(path) for month in months if (path := articles_dir() / f"{month}.parquet").is_file()]
+    existing = [str(path) for month in months if (path := articles_path(month)).is_file()]
     if not tables or not existing:
         return None
     _union(con, tables, "url")
@@ -62,7 +62,7 @@ def _foresight(
 
 
 def _forecast(con: duckdb.DuckDBPyConnection, tables: Mapping[TableKey, pa.Table]) -> pa.Table | None:
-    path = DATA / "events" / "complex_events.parquet"
+    path = complex_events()
     if not tables or not path.is_file():
         return None
     _union(con, tables, "ce_id")
@@ -74,7 +74,7 @@ def _forecast(con: duckdb.DuckDBPyConnection, tables: Mapping[TableKey, pa.Table
 
 
 def _mirai(con: duckdb.DuckDBPyConnection, tables: Mapping[TableKey, pa.Table]) -> pa.Table | None:
-    path = DATA / "gdelt" / "articles.parquet"
+    path = gdelt_articles()
     if not tables or not path.is_file():
         return None
     _union(con, tables, "unnest(urls) AS url")

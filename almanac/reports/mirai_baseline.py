@@ -15,13 +15,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from almanac.core.layout import gdelt_quads, mirai_queries
 from almanac.core.params import parse_section
 from almanac.mirai.baseline import read_history
-from almanac.mirai.relation_split import QUADS_PATH, queries_path
 from almanac.mirai.score import SET_METRICS, ScorerConfig, score_baseline
 from almanac.reports.model import Table
 from almanac.reports.scope import ReportScope
 
+QUADS = gdelt_quads()  # the frequency baseline's history
 QUERY_COLUMNS = ("query_id", "date", "subject", "object", "answers", "answer_roots")
 LEVELS = ("first_level", "second_level")
 HEADERS = (
@@ -40,7 +41,7 @@ HEADERS = (
 
 
 def baseline_section(
-    scope: ReportScope, metrics: dict[str, Any], tables: list[Table], quads: Path = QUADS_PATH
+    scope: ReportScope, metrics: dict[str, Any], tables: list[Table], quads: Path = QUADS
 ) -> list[str]:
     """Add the per-month baseline table and ``metrics["baseline"]``; returns the notes for the card."""
     config = parse_section(ScorerConfig, scope.params, "scorer")
@@ -83,7 +84,7 @@ def baseline_section(
 
 
 def _queries(month: str) -> pa.Table | None:
-    path = queries_path(month)
+    path = mirai_queries(month)
     if not path.exists():
         return None
     table = pq.read_table(path, columns=list(QUERY_COLUMNS))

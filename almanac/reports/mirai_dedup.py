@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import pyarrow.parquet as pq
 
-from almanac.core.layout import DATA
+from almanac.core.layout import gdelt_clean_rejects, gdelt_events_dir
 from almanac.reports.model import Table
 
 # gdelt_clean rules that remove repeats: the same GlobalEventID twice, a URL reported again on a later day.
@@ -23,8 +23,8 @@ RULE_PARAMS = {
     "duplicate_event_id": "drop_duplicate_event_ids",
     "not_earliest_url_date": "earliest_date_per_url",
 }
-CLEAN_REJECTS = DATA / "gdelt" / "clean" / "rejects.parquet"
-EVENTS_DIR = DATA / "gdelt" / "events"
+CLEAN_REJECTS = gdelt_clean_rejects()
+EVENTS_DIR = gdelt_events_dir()
 
 
 def dedup_counts(

@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 
 from almanac.core.layout import METRICS
-from almanac.llm.event_outputs import EVENT_TOPICS
+from almanac.events.llm_tasks.replies import EVENT_TOPICS
 from almanac.reports.funnel import (
     FunnelStep,
     funnel_metrics,

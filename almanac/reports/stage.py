@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from almanac.core.io import atomic_dir
+from almanac.core.layout import report_dir
 from almanac.core.stage import parse_stage_args
 from almanac.reports.model import Report
 from almanac.reports.scope import ReportScope, report_scope
 from almanac.reports.write import write_report
-
-REPORTS = Path("reports")
-
-
-def report_dir(style: str, month: str) -> Path:
-    """``reports/<style>/<month or all>/``: metrics.json, report.md, plots/*.csv, figures/*.png."""
-    return REPORTS / style / month
 
 
 def run_report_stage(style: str, build: Callable[[ReportScope], Report], description: str) -> int:

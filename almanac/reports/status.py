@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
+from almanac.core.layout import report_dir
 from almanac.reports.card_text import CARD_TEXTS
-from almanac.reports.stage import report_dir
 from almanac.reports.styles import STYLES, read_split_tables
 from almanac.stats.markdown import markdown_table
 

@@ -17,6 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from almanac.core.layout import event_splits_dir, foresight_splits_dir, mirai_queries_dir
+
 Layout = Literal["split/month", "split/config", "month"]
 
 
@@ -45,14 +47,14 @@ STYLES: dict[str, DatasetStyle] = {
         DatasetStyle(
             "openforesight",
             "Almanac OpenForesight-style forecasting questions",
-            "data/foresight/splits",
+            foresight_splits_dir().as_posix(),
             "split/month",
             "question_id",
         ),
         DatasetStyle(
             "openforecast",
             "Almanac OpenForecast-style complex-event forecasting tasks",
-            "data/events/splits",
+            event_splits_dir().as_posix(),
             "split/config",
             "sample_id",
             month_column="cut_date",
@@ -61,7 +63,7 @@ STYLES: dict[str, DatasetStyle] = {
         DatasetStyle(
             "mirai",
             "Almanac MIRAI-style relational forecasting queries",
-            "data/mirai/queries",
+            mirai_queries_dir().as_posix(),
             "month",
             "query_id",
         ),

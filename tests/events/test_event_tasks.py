@@ -12,11 +12,11 @@ import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
 from almanac.events.cuts import date_span
+from almanac.events.llm_tasks.replies import EventArguments, NegativeEvent
 from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_candidate
 from almanac.events.samples import SAMPLE_SCHEMAS, TASKS
 from almanac.events.tasks import build_tasks
 from almanac.llm.cache import LLMCache
-from almanac.llm.event_outputs import EventArguments, NegativeEvent
 from tests.events.task_timelines import CONFIG, KESTREL, VELORIA, annotator, table, timeline
 from tests.llm.conftest import PROMPTS_DIR, remote_role
 from tests.support.llm_server import LLMTestServer

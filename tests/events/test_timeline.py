@@ -156,8 +156,8 @@ def test_timeline_rounds_reorder_and_rejects(serve: Callable[..., LLMTestServer]
 
 
 def test_date_pass_sorts_by_interval_so_a_day_precedes_its_month() -> None:
+    from almanac.events.llm_tasks.replies import EventDate, TimelineEvent
     from almanac.events.timeline import _Progress, _sort_by_date
-    from almanac.llm.event_outputs import EventDate, TimelineEvent
 
     def dated(text: str, when: str, precision: str) -> TimelineEvent:
         return TimelineEvent(text, EventDate(when, precision))

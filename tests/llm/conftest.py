@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from almanac.llm.cache import LLMCache
-from almanac.llm.client import LLMRequest
 from almanac.llm.config import RoleConfig
+from almanac.llm.request import LLMRequest
 from tests.support.llm_server import LLMTestServer, Script
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+import almanac.events.llm_tasks
+import almanac.foresight.llm_tasks  # noqa: F401
 from almanac.llm.config import LLMConfigError, RoleConfig, parse_llm_config
 from almanac.llm.prompts import PromptError, load_prompt, parse_template
-from almanac.llm.tasks import PARSERS
+from almanac.llm.registry import registered
 from tests.llm.conftest import PROMPTS_DIR
 
 PARAMS = """
@@ -63,7 +65,12 @@ def test_missing_key_variable_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_every_task_has_a_versioned_template_using_known_variables() -> None:
-    for task in [*PARSERS, "repair"]:
+    tasks = registered()
+    files = {path.stem for path in Path(PROMPTS_DIR).glob("*.md")}
+    assert files == {*tasks, "repair"}  # a prompt without its task, or a task without its prompt
+    for name, task in tasks.items():
+        assert task.name == name and (Path(PROMPTS_DIR) / task.prompt_file).is_file()
+    for task in [*tasks, "repair"]:
         template = load_prompt(task, PROMPTS_DIR)
         assert template.version and len(template.content_hash) == 16
         assert template.sections[-1][0] == "user"

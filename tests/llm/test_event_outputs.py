@@ -9,25 +9,13 @@ from typing import Any
 import pytest
 
 from almanac.core.rejects import StageLedger
-from almanac.llm.cache import LLMCache
-from almanac.llm.event_inputs import (
-    argument_question_item,
-    article_category_item,
-    clip,
-    event_arguments_item,
-    event_negatives_item,
-    format_arguments,
-    format_timeline,
-    normalise_event_date,
-    occurrence_date_item,
-    read_arguments,
-    read_timeline,
-    target_argument_value,
-    timeline_complement_item,
-    timeline_extract_item,
-    timeline_reorder_item,
-)
-from almanac.llm.event_outputs import (
+from almanac.events.llm_tasks.argument_question import argument_question_item, parse_argument_question
+from almanac.events.llm_tasks.article_category import article_category_item, parse_article_category
+from almanac.events.llm_tasks.event_arguments import event_arguments_item, parse_event_arguments
+from almanac.events.llm_tasks.event_negatives import event_negatives_item, parse_event_negatives
+from almanac.events.llm_tasks.items import clip, target_argument_value
+from almanac.events.llm_tasks.occurrence_date import occurrence_date_item, parse_occurrence_date
+from almanac.events.llm_tasks.replies import (
     ArgumentQuestion,
     ArticleCategory,
     EventArguments,
@@ -36,20 +24,19 @@ from almanac.llm.event_outputs import (
     Timeline,
     TimelineEvent,
     TimelineOrder,
-    parse_argument_question,
-    parse_article_category,
-    parse_event_arguments,
-    parse_event_negatives,
-    parse_occurrence_date,
+    format_arguments,
+    normalise_event_date,
+    read_arguments,
 )
+from almanac.events.llm_tasks.timeline_complement import parse_timeline_complement, timeline_complement_item
+from almanac.events.llm_tasks.timeline_extract import parse_timeline_extract, timeline_extract_item
+from almanac.events.llm_tasks.timeline_reorder import parse_timeline_reorder, timeline_reorder_item
+from almanac.events.llm_tasks.timelines import format_timeline, read_timeline
+from almanac.llm.cache import LLMCache
 from almanac.llm.parsing import ParseError
 from almanac.llm.prompts import load_prompt
-from almanac.llm.tasks import PARSERS, TaskItem, run_task
-from almanac.llm.timeline_outputs import (
-    parse_timeline_complement,
-    parse_timeline_extract,
-    parse_timeline_reorder,
-)
+from almanac.llm.registry import TaskItem, registered
+from almanac.llm.tasks import run_task
 from tests.llm.conftest import PROMPTS_DIR, remote_role
 from tests.support.llm_server import LLMTestServer, Reply
 
@@ -527,7 +514,7 @@ def all_items() -> dict[str, TaskItem]:
 
 def test_every_event_prompt_renders_from_its_builder() -> None:
     for task, item in all_items().items():
-        assert task in PARSERS
+        assert task in registered()
         template = load_prompt(task, PROMPTS_DIR)
         assert template.version == "1"
         rendered = "\n".join(text for _, text in template.render(item.variables))  # fails on unused variables

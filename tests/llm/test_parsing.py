@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from almanac.llm.outputs import (
-    GeneratedQuestion,
-    UnusableCandidate,
-    parse_best,
-    parse_date_repair,
-    parse_leakage,
-    parse_questions,
-    parse_validation,
-)
+from almanac.foresight.llm_tasks.date_repair import parse_date_repair
+from almanac.foresight.llm_tasks.leakage import parse_leakage
+from almanac.foresight.llm_tasks.qgen import parse_questions
+from almanac.foresight.llm_tasks.questions import GeneratedQuestion, UnusableCandidate
+from almanac.foresight.llm_tasks.select_best import parse_best
+from almanac.foresight.llm_tasks.validate import parse_validation
 from almanac.llm.parsing import ParseError, clean, extract_json, one_tag, require_fields
 
 QUESTION = """<question>

@@ -13,8 +13,9 @@ from almanac.core.io import write_json, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import run_requests
+from almanac.llm.registry import TaskItem
 from almanac.llm.secrets import redact
-from almanac.llm.tasks import TaskItem, run_task
+from almanac.llm.tasks import run_task
 from almanac.llm.transport import LLMFatalError
 from tests.llm.conftest import PROMPTS_DIR, remote_role, requests_for
 from tests.support.llm_server import LLMTestServer, Reply

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from almanac.core.rejects import StageLedger
+from almanac.foresight.llm_tasks.qgen import qgen_item
+from almanac.foresight.llm_tasks.questions import GeneratedQuestion
+from almanac.foresight.llm_tasks.validate import validate_item
 from almanac.llm.cache import LLMCache
-from almanac.llm.inputs import qgen_item, validate_item
-from almanac.llm.outputs import GeneratedQuestion
 from almanac.llm.tasks import MALFORMED, run_task
 from tests.llm.conftest import PROMPTS_DIR, remote_role
 from tests.llm.test_parsing import QUESTION

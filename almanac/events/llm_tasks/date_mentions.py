@@ -15,18 +15,32 @@ import re
 from datetime import date
 from typing import Any
 
-from almanac.llm.event_outputs import EventDate
-from almanac.llm.offline.nlp import MONTHS, fold, resolve_date
+from almanac.core.nlp import MONTHS, fold, resolve_date
+from almanac.events.llm_tasks.replies import EventDate
 
 MONTH_NUMBER = {name: number for number, name in enumerate(MONTHS, 1)} | {
     name[:3]: number for number, name in enumerate(MONTHS, 1)
 }
+
+
 MONTH_NUMBER["sept"] = 9
+
+
 _RANGE_WORDS = frozenset({"to", "and", "until", "till", "through", "between", "from", "or"})
+
+
 _REFERENCE_WORDS = frozenset({"since", "before"})  # "since 2011": a bound, not when the event happened
+
+
 _HEADING = re.compile(r"^(=+|#+)\s*(.*?)\s*=*$")
+
+
 _YEAR = re.compile(r"\b(1[5-9]\d\d|2[01]\d\d)\b")
+
+
 _DASHES = "\u2013\u2014"
+
+
 _SEASON = re.compile(rf"^(\d{{4}})\s*[{_DASHES}/-]\s*(\d{{2}}|\d{{4}})$")  # "2024-25"
 
 

@@ -1,4 +1,4 @@
-"""Offline article classification (category and topic) and occurrence dating of Wikipedia articles.
+"""The ``article_category`` task: item, parser, and the offline classification of Wikipedia articles.
 
 Category: the head noun of the lead's first copular sentence ("X is a country", "X was a series of
 floods" -> the noun after "series of") looked up in one small lexicon per category, checked in the order
@@ -7,11 +7,6 @@ match: a "(born ..." or "(1920-2001)" aside means people; an event noun in the t
 "occurred" or "happened" in the lead, or a year in the title means event; anything else is a definition.
 Topic (events only): the EVENT_TOPICS entry whose keyword lemmas occur most often in the title and lead;
 ties go to the earlier entry of EVENT_TOPICS (so an article with no keyword at all gets the first one).
-
-Occurrence date: the latest resolvable DATE mention of the lead (for a span "March to July 2025" its
-end), at the precision stated; the whole text when the lead has none; ``unknown`` when nothing resolves.
-Mentions after "since" or "before" and mentions inside a modal clause ("would ... before 2028") are
-reference points, not the event's date, and are ignored; how mentions resolve is told in ``dates``.
 """
 
 from __future__ import annotations
@@ -20,18 +15,70 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from almanac.llm.event_outputs import EVENT_TOPICS, EventDate
-from almanac.llm.offline.dates import (
-    date_key,
-    heading_text,
-    hypothetical,
-    lead_lines,
-    read_dates,
-    title_year,
+from almanac.core.nlp import parse
+from almanac.core.text import fold
+from almanac.events.llm_tasks.date_mentions import lead_lines, title_year
+from almanac.events.llm_tasks.items import clip
+from almanac.events.llm_tasks.replies import EVENT_TOPICS, NOT_STATED, ArticleCategory
+from almanac.llm.parsing import ParseError, choice, one_tag, optional_tag
+from almanac.llm.registry import Task, TaskItem, register
+
+# What a Wikipedia article is about; only "event" articles become complex events.
+ARTICLE_CATEGORIES = (
+    "people",
+    "country",
+    "region",
+    "organization",
+    "sports competition",
+    "entertainment",
+    "definition",
+    "holiday",
+    "event",
 )
-from almanac.llm.offline.nlp import parse
+
+
+_CATEGORY_ALIASES = {
+    "person": "people",
+    "persons": "people",
+    "organisation": "organization",
+    "organisations": "organization",
+    "countries": "country",
+    "item definition": "definition",
+    "sport competition": "sports competition",
+    "sporting competition": "sports competition",
+}
+
+
+def _reply_category(raw: str) -> str:
+    normal = fold(raw)
+    normal = _CATEGORY_ALIASES.get(normal, normal)
+    if normal not in ARTICLE_CATEGORIES and normal.endswith("s") and normal[:-1] in ARTICLE_CATEGORIES:
+        normal = normal[:-1]
+    return choice(normal, ARTICLE_CATEGORIES, "<category>")
+
+
+def parse_article_category(text: str, variables: Mapping[str, str]) -> ArticleCategory:
+    del variables
+    category = _reply_category(one_tag(text, "category"))
+    if category != "event":
+        return ArticleCategory(category, "")  # a topic given for a non-event is ignored, not an error
+    raw_topic = optional_tag(text, "topic")
+    if fold(raw_topic) in NOT_STATED:
+        raise ParseError(f"an event article needs a <topic>, one of {list(EVENT_TOPICS)}")
+    topics = {fold(topic): topic for topic in EVENT_TOPICS}
+    topic = topics.get(fold(raw_topic.replace("&", " and ")))
+    if topic is None:
+        raise ParseError(f"<topic> must be exactly one of {list(EVENT_TOPICS)}, got {raw_topic[:60]!r}")
+    return ArticleCategory(category, topic)
+
+
+def article_category_item(item_id: str, title: str, text: str, max_chars: int) -> TaskItem:
+    return TaskItem(item_id, {"title": title, "article_text": clip(text, max_chars)})
+
 
 _LIFE_DATES = re.compile(r"\((?:born|died|c\.|\d{3,4}\s*[\u2013-])", re.IGNORECASE)
+
+
 _EVENT_VERBS = re.compile(r"\b(took place|occurred|happened)\b", re.IGNORECASE)
 
 
@@ -98,10 +145,17 @@ CATEGORY_NOUNS: tuple[tuple[str, frozenset[str]], ...] = (
         ),
     ),
 )
+
+
 _EVENT_NOUNS = CATEGORY_NOUNS[-1][1]
+
+
 # Heads that only count what follows: "a series of floods" is about floods.
 _LIGHT_HEADS = _words("series wave number set sequence string spate chain kind type")
+
+
 _SOVEREIGN = _words("sovereign independent")
+
 
 # Keyword lemmas per topic, counted over the title and the lead.
 _TOPIC_WORDS: dict[str, frozenset[str]] = {
@@ -192,21 +246,8 @@ def _topic(title: str, lead: Sequence[str], model: str) -> str:
     return max(EVENT_TOPICS, key=lambda topic: (counts[topic], -EVENT_TOPICS.index(topic)))
 
 
-def occurrence_date(variables: Mapping[str, str], model: str) -> str:
-    title, text = variables["title"], variables["article_text"]
-    lead = lead_lines(text)
-    body = [line for line in text.splitlines() if line.strip() and heading_text(line) is None]
-    for lines in (lead, body):
-        latest = _latest_date(lines, title_year(title), model)
-        if latest is not None:
-            return f"<occurrence_date>{latest.date}</occurrence_date>"
-    return "<occurrence_date>unknown</occurrence_date>"
-
-
-def _latest_date(lines: Sequence[str], context_year: int | None, model: str) -> EventDate | None:
-    found: list[EventDate] = []
-    for line in lines:
-        mentions, context_year = read_dates(parse(line, model), None, context_year)
-        found.extend(value for ent, dates in mentions if not hypothetical(ent.root) for value in dates)
-    keyed = [(key, value) for value in found if (key := date_key(value)) is not None]
-    return max(keyed, key=lambda pair: pair[0])[1] if keyed else None
+ARTICLE_CATEGORY = register(
+    Task(
+        "article_category", item=article_category_item, parse=parse_article_category, offline=article_category
+    )
+)

@@ -1,4 +1,6 @@
-"""Offline argument questions (AQA and MCAC): a future question about one argument of the target event.
+"""The ``argument_question`` task (item, parser, offline answer) for AQA and MCAC.
+
+Offline: a future question about one argument of the target event.
 
 The target event's clause is turned into a question about the asked argument: its span is replaced by
 Who/What (subject; Who when it names a person or an organisation), What (object), Where (location),
@@ -6,7 +8,7 @@ When (time) or "What will <subject> do" (event type), with time phrases and side
 "The court refused the request on 29 April 2025" asked for its object becomes "What will the court
 refuse?". When the clause cannot be used (the value is not in the text, or the question would name the
 answer) the question is written from the arguments alone, and as a last resort it is a fixed generic
-question per argument. Answer = the argument's value. Wrong answers: see ``negatives`` (same label,
+question per argument. Answer = the argument's value. Wrong answers: see ``event_negatives`` (same label,
 same argument, generic values); for the time, other events' dates, then the target's date moved by a
 week or a month (day precision), one or two months (month) or one or two years (year).
 """
@@ -14,28 +16,92 @@ week or a month (day precision), one or two months (month) or one or two years (
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
+from almanac.core.nlp import MONTHS, parse
 from almanac.core.text import contains_phrase
-from almanac.llm.event_inputs import normalise_event_date
-from almanac.llm.event_outputs import EventArguments, EventDate
-from almanac.llm.offline.dates import date_key, event_date, mention_dates
-from almanac.llm.offline.events import CATEGORY_NOUNS
-from almanac.llm.offline.negatives import Sample, alternatives, distinct, lower_first, read_sample
-from almanac.llm.offline.nlp import MONTHS, parse
-from almanac.llm.offline.timeline import event_root, is_time_phrase, phrase
-from almanac.llm.parsing import ParseError
+from almanac.events.llm_tasks.article_category import CATEGORY_NOUNS
+from almanac.events.llm_tasks.date_mentions import date_key, event_date, mention_dates
+from almanac.events.llm_tasks.event_negatives import Sample, alternatives, distinct, lower_first, read_sample
+from almanac.events.llm_tasks.items import sample_variables, target_argument_value
+from almanac.events.llm_tasks.replies import (
+    ArgumentQuestion,
+    EventArguments,
+    EventDate,
+    TimelineEvent,
+    _check_distinct,
+    argument_value,
+    normalise_event_date,
+    strip_list_mark,
+)
+from almanac.events.llm_tasks.timeline_rules import event_root, is_time_phrase, phrase
+from almanac.llm.parsing import ParseError, find_tags, one_tag
+from almanac.llm.registry import Task, TaskItem, register
+
+_QUESTION_WORDS = ("who", "what", "when", "where", "which", "how")
+
+
+def _check_question(question: str) -> None:
+    first = re.match(r"^[\W_]*(\w+)", question)
+    if first is None or first.group(1).lower() not in _QUESTION_WORDS:
+        raise ParseError(
+            f"<question> must start with Who, What, When, Where, Which or How, got {question[:40]!r}"
+        )
+    if not contains_phrase(question, "will"):
+        raise ParseError(f"<question> must ask about the future with 'will', got {question[:80]!r}")
+    if not question.rstrip("\"'\u201d\u2019 ").endswith("?"):
+        raise ParseError(f"<question> must end with a question mark, got {question[-40:]!r}")
+
+
+def parse_argument_question(text: str, variables: Mapping[str, str]) -> ArgumentQuestion:
+    del variables
+    question = strip_list_mark(one_tag(text, "question"))
+    _check_question(question)
+    answer = argument_value(one_tag(text, "answer"))
+    if not answer:
+        raise ParseError("<answer> must hold the true value, not 'none'")
+    if contains_phrase(question, answer):
+        raise ParseError(f"the question gives its answer away ({answer[:60]!r}); ask without naming it")
+    negatives = [argument_value(negative) for negative in find_tags(text, "negative")]
+    if len(negatives) != 3:
+        raise ParseError(f"give exactly three <negative> answers, got {len(negatives)}")
+    _check_distinct(negatives, answer, "true answer")
+    return ArgumentQuestion(question, answer, tuple(negatives))
+
+
+def argument_question_item(
+    item_id: str,
+    background: Sequence[TimelineEvent],
+    target: TimelineEvent,
+    target_arguments: EventArguments,
+    argument: str,
+    subsequent: Sequence[TimelineEvent],
+) -> TaskItem:
+    """Raises ``ValueError`` when the target has no value for ``argument`` (check
+    :func:`target_argument_value` first): a question without an answer cannot be asked."""
+    value = target_argument_value(target, target_arguments, argument)
+    if not value:
+        raise ValueError(f"target event has no {argument!r} argument to ask about: {target.text[:80]!r}")
+    variables = sample_variables(background, target, target_arguments, subsequent)
+    return TaskItem(item_id, {**variables, "argument": argument, "argument_value": value})
+
 
 _AGENT_LABELS = frozenset({"PERSON", "ORG", "NORP"})
+
+
 _AGENT_NOUNS = (
     dict(CATEGORY_NOUNS)["people"]
     | dict(CATEGORY_NOUNS)["organization"]
     | frozenset({"government", "police", "court", "parliament", "official", "resident", "worker"})
     | frozenset({"member", "crew", "team", "group"})
 )
+
+
 _LEFT_OUT = frozenset({"conj", "cc", "punct", "advcl", "parataxis", "mark", "dep", "npadvmod", "appos"})
+
+
 GENERIC_QUESTIONS = {
     "subject": "Who will take the next step in this story?",
     "object": "What will the next step in this story concern?",
@@ -205,3 +271,13 @@ def _written_like(value: EventDate, style: str) -> str:
     if style.strip()[:1].isdigit():
         return f"{parts[2]} {month} {parts[0]}" if with_year else f"{parts[2]} {month}"
     return f"{month} {parts[2]}, {parts[0]}" if with_year else f"{month} {parts[2]}"
+
+
+ARGUMENT_QUESTION = register(
+    Task(
+        "argument_question",
+        item=argument_question_item,
+        parse=parse_argument_question,
+        offline=argument_question,
+    )
+)

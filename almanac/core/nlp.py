@@ -22,6 +22,8 @@ WH_WORD = {
     "PRODUCT": "Which product",
     "LAW": "Which law",
 }
+
+
 ANSWER_TYPE = {
     "PERSON": "string (name)",
     "ORG": "string (organization)",
@@ -34,6 +36,8 @@ ANSWER_TYPE = {
     "PRODUCT": "string (product)",
     "LAW": "string (law)",
 }
+
+
 ANSWER_FORMAT = {
     "string (name)": "the full name of the person",
     "string (organization)": "the name of the organization",
@@ -44,13 +48,19 @@ ANSWER_FORMAT = {
     "string (product)": "the name of the product",
     "string (law)": "the name of the law",
 }
+
+
 PLACEHOLDER = {
     "string (name)": "a certain person",
     "string (organization)": "a certain organization",
     "string (location)": "a certain place",
     "string (group)": "a certain group",
 }
+
+
 MONTHS = MONTH_NAMES
+
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 

@@ -1,4 +1,6 @@
-"""Offline negative events (MCNC), and the candidate values shared with the argument questions.
+"""The ``event_negatives`` task (item, parser, offline answer) for MCNC.
+
+Offline negative events (MCNC), and the candidate values shared with the argument questions.
 
 Candidates draw on the other events of the sample, the later ones first, then the background from the
 latest back: values of the same spaCy entity label as the true one (places: any of GPE/LOC/FAC), then
@@ -15,16 +17,68 @@ location together) or to an earlier negative is skipped.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from almanac.core.nlp import parse
 from almanac.core.text import contains_phrase, fold
-from almanac.llm.event_inputs import normalise_event_date, read_arguments, read_timeline
-from almanac.llm.event_outputs import EventArguments, TimelineEvent
-from almanac.llm.offline.nlp import parse
-from almanac.llm.offline.timeline import arguments_of, event_root
+from almanac.events.llm_tasks.items import sample_variables
+from almanac.events.llm_tasks.replies import (
+    ARGUMENT_NAMES,
+    EventArguments,
+    NegativeEvent,
+    TimelineEvent,
+    _check_distinct,
+    argument_value,
+    normalise_event_date,
+    read_arguments,
+    strip_list_mark,
+)
+from almanac.events.llm_tasks.timeline_rules import arguments_of, event_root
+from almanac.events.llm_tasks.timelines import read_timeline
+from almanac.llm.parsing import ParseError, find_tags, one_tag
+from almanac.llm.registry import Task, TaskItem, register
+
+
+def parse_event_negatives(text: str, variables: Mapping[str, str]) -> tuple[NegativeEvent, ...]:
+    target = read_arguments(variables["target_arguments"])
+    blocks = find_tags(text, "negative")
+    if len(blocks) != 3:
+        raise ParseError(f"give exactly three <negative> blocks, got {len(blocks)}")
+    negatives = []
+    changed = ARGUMENT_NAMES[:4]  # the time argument stays the target's
+    for number, block in enumerate(blocks, start=1):
+        try:
+            event_text = strip_list_mark(one_tag(block, "text"))
+            values = {name: argument_value(one_tag(block, name, allow_empty=True)) for name in changed}
+        except ParseError as error:
+            raise ParseError(f"negative {number}: {error}") from None
+        arguments = EventArguments(**values, time=target.time)
+        if any(getattr(target, name) for name in changed) and all(
+            fold(getattr(arguments, name)) == fold(getattr(target, name)) for name in changed
+        ):
+            raise ParseError(
+                f"negative {number} keeps the true event's type, subject, object and location; "
+                "replace at least one of them"
+            )
+        negatives.append(NegativeEvent(event_text, arguments))
+    _check_distinct([negative.text for negative in negatives], variables["target_event"], "true event")
+    return tuple(negatives)
+
+
+def event_negatives_item(
+    item_id: str,
+    background: Sequence[TimelineEvent],
+    target: TimelineEvent,
+    target_arguments: EventArguments,
+    subsequent: Sequence[TimelineEvent],
+) -> TaskItem:
+    return TaskItem(item_id, sample_variables(background, target, target_arguments, subsequent))
+
 
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
+
+
 GENERIC_VALUES = {
     "subject": (
         "the government",
@@ -222,3 +276,8 @@ def _render_negative(text: str, arguments: EventArguments) -> str:
         for name in ("event_type", "subject", "object", "location")
     )
     return f"<negative><text>{text}</text>{fields}</negative>"
+
+
+EVENT_NEGATIVES = register(
+    Task("event_negatives", item=event_negatives_item, parse=parse_event_negatives, offline=event_negatives)
+)

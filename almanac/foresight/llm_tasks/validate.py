@@ -1,23 +1,87 @@
-"""Offline validation and best-of selection: the validator's criteria as explicit rules.
+"""The ``validate`` task: item, verdict parser, and the offline validator's criteria as explicit rules.
 
 Validation checks each criterion of the validator prompt mechanically: a future-tense title with a
 dated deadline; an answer found verbatim in the article in at least one unhedged sentence; at most
-three words; nothing numeric; no yes/no, either/or or list-style question. Selection keeps the
-candidates that pass and prefers the answer the article mentions most, then the one it mentions
-first (the lede is what the story is about). Output is the validator's tag format.
+three words; nothing numeric; no yes/no, either/or or list-style question. Output is the validator's
+tag format.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
 
+from almanac.core.nlp import MONTHS, fold, parse
 from almanac.core.text import contains_phrase
-from almanac.llm.inputs import parse_candidates
-from almanac.llm.offline.nlp import MONTHS, fold, parse
-from almanac.llm.outputs import GeneratedQuestion
+from almanac.foresight.llm_tasks.questions import (
+    GeneratedQuestion,
+    article_variables,
+    iso_day,
+    question_variables,
+)
+from almanac.llm.parsing import (
+    ParseError,
+    choice,
+    collapse,
+    one_tag,
+    optional_tag,
+)
+from almanac.llm.registry import Task, TaskItem, register
+
+VALIDATION_CRITERIA = (
+    "forward_looking",
+    "resolved_by_article",
+    "short_answer",
+    "non_numeric",
+    "single_answer",
+)
+
+
+@dataclass(frozen=True)
+class ValidationVerdict:
+    valid: bool
+    failed_criteria: tuple[str, ...]  # subset of VALIDATION_CRITERIA, empty iff valid
+    reasons: str
+
+
+def parse_validation(text: str, variables: Mapping[str, str]) -> ValidationVerdict:
+    del variables
+    verdict = choice(one_tag(text, "verdict"), ("valid", "invalid"), "<verdict>")
+    raw_failed = one_tag(text, "failed_criteria")
+    failed: tuple[str, ...] = ()
+    if raw_failed.strip().lower() != "none":
+        names = [part for part in re.split(r"[\s,;]+", raw_failed.strip().lower()) if part]
+        failed = tuple(choice(name, VALIDATION_CRITERIA, "<failed_criteria> entry") for name in names)
+    if (verdict == "valid") != (not failed):
+        raise ParseError(
+            "<verdict> and <failed_criteria> disagree: 'valid' needs 'none', 'invalid' needs criteria"
+        )
+    return ValidationVerdict(
+        verdict == "valid", tuple(sorted(set(failed))), collapse(optional_tag(text, "reasons"))
+    )
+
+
+def validate_item(
+    question_id: str,
+    question: GeneratedQuestion,
+    title: str | None,
+    text: str,
+    publish_date: date | datetime | str,
+    max_chars: int = 0,
+) -> TaskItem:
+    variables = {
+        **article_variables(title, text, max_chars),
+        "publish_date": iso_day(publish_date),
+        **question_variables(question),
+    }
+    return TaskItem(question_id, variables)
+
 
 _MODALS = frozenset({"will", "would", "may", "might", "could"})  # hedges as modal verbs only, not "in May"
+
+
 _HEDGES = frozenset(
     {
         "expected",
@@ -34,6 +98,8 @@ _HEDGES = frozenset(
         "rumored",
     }
 )
+
+
 _BINARY_OPENERS = (
     "will ",
     "is ",
@@ -47,7 +113,11 @@ _BINARY_OPENERS = (
     "should ",
     "would ",
 )
+
+
 _DEADLINE = re.compile(rf"\b(by|in|before|on)\b[^?]*\b({'|'.join(MONTHS)}|\d{{4}})\b", re.IGNORECASE)
+
+
 # Numbers spelled out; an answer made only of these (and "and"/"a") is a quantity, not a name.
 _NUMBER_WORDS = frozenset(
     [
@@ -79,6 +149,8 @@ _NUMBER_WORDS = frozenset(
         "a",
     ]
 )
+
+
 _RANGE_WORDS = frozenset(
     ["between", "above", "below", "over", "under", "around", "about", "approximately", "percent"]
 )
@@ -148,21 +220,4 @@ def validate(variables: Mapping[str, str], model: str) -> str:
     )
 
 
-def select_best(variables: Mapping[str, str], model: str) -> str:
-    article = variables["article_text"]
-    folded = fold(article)
-    ranked = []
-    for index, question in enumerate(parse_candidates(variables["candidates"])):
-        if failed_criteria(question, article, model):
-            continue
-        answer = re.escape(fold(question.answer))
-        mentions = len(re.findall(rf"(?<!\w){answer}(?!\w)", folded))
-        first = folded.find(fold(question.answer))
-        ranked.append((-mentions, first, index))
-    if not ranked:
-        return "<reasons>No candidate passes the rule checks.</reasons>\n<best>none</best>"
-    mentions, first, index = min(ranked)
-    return (
-        f"<reasons>Candidate {index} passes every check and its answer is the most prominent in the article "
-        f"({-mentions} mentions, first at character {first}).</reasons>\n<best>{index}</best>"
-    )
+VALIDATE = register(Task("validate", item=validate_item, parse=parse_validation, offline=validate))

@@ -1,4 +1,6 @@
-"""Offline timelines: dated sentences as atomic events, merged by date, plus open event extraction.
+"""The offline timeline rules shared by the timeline and argument tasks.
+
+Timelines: dated sentences as atomic events, merged by date, plus open event extraction.
 
 Extraction: each paragraph is split into sentences and each sentence at its semicolons into clauses;
 a clause that states a resolvable date (day, month or year; relative dates read against the document
@@ -29,14 +31,13 @@ first DATE entity that names a date ("30 May", not "weeks").
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from almanac.llm.event_inputs import read_timeline
-from almanac.llm.event_outputs import EventArguments, EventDate, TimelineEvent
-from almanac.llm.offline.dates import (
+from almanac.core.nlp import parse
+from almanac.events.llm_tasks.date_mentions import (
     date_key,
     heading_text,
     hypothetical,
@@ -45,22 +46,42 @@ from almanac.llm.offline.dates import (
     read_dates,
     title_year,
 )
-from almanac.llm.offline.nlp import parse
+from almanac.events.llm_tasks.replies import EventArguments, EventDate, TimelineEvent
 
 COVERED_JACCARD = 0.5
+
+
 MIN_WORDS = 4
+
+
 _PRECISION_RANK = {"day": 3, "month": 2, "year": 1}
+
+
 _DATE_LABEL = re.compile(r"^(.{1,30}?)\s*(?:[\u2013\u2014:]|\s-)\s+")  # "18 March 2025 - ..." list labels
+
+
 _STATE_VERBS = frozenset({"be", "have"})
+
+
 _PLAN_VERBS = frozenset({"expect", "plan", "intend", "hope", "aim", "propose", "schedule"})
+
+
 _QUOTES = ('"', "\u201c", "'", "\u2018")
+
+
 _DROPPED_IN_PHRASES = frozenset({"relcl", "acl", "appos", "parataxis", "advcl"})
+
+
 _SEPARATORS = frozenset({",", ";", ":", "(", ")", '"', "\u201c", "\u201d", "\u2013", "\u2014"})
+
+
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
+
+
 _TIMES = frozenset({"DATE", "TIME"})
 
 
-def _document_day(raw: str) -> date | None:
+def document_day(raw: str) -> date | None:
     return None if raw.strip().lower() == "unknown" else date.fromisoformat(raw.strip())
 
 
@@ -153,13 +174,6 @@ def render_timeline(events: Sequence[TimelineEvent]) -> str:
     return "<timeline>\n" + "\n".join(lines) + "\n</timeline>"
 
 
-def timeline_extract(variables: Mapping[str, str], model: str) -> str:
-    document_date = _document_day(variables["document_date"])
-    return render_timeline(
-        extract_events(variables["article_text"], variables["title"], document_date, model)
-    )
-
-
 def effective_keys(events: Sequence[TimelineEvent]) -> list[tuple[int, int, int]]:
     """Sort keys where an undated event carries the key of the event before it (leading ones sort first)."""
     keys, last = [], (0, 0, 0)
@@ -187,29 +201,6 @@ def covered(text: str, others: Sequence[TimelineEvent], model: str) -> bool:
         if union and len(words & theirs) / len(union) >= COVERED_JACCARD:
             return True
     return False
-
-
-def timeline_complement(variables: Mapping[str, str], model: str) -> str:
-    timeline = read_timeline(variables["timeline"])
-    news_date = _document_day(variables["news_date"])
-    for event in extract_events(variables["news_text"], variables["news_title"], news_date, model):
-        if covered(event.text, timeline, model):
-            continue
-        key = date_key(event.date)
-        keys = effective_keys(timeline)
-        later = [index for index, other in enumerate(keys) if key is not None and other > key]
-        timeline.insert(later[0] if later else len(timeline), event)
-    return render_timeline(timeline)
-
-
-def timeline_reorder(variables: Mapping[str, str], model: str) -> str:
-    del model
-    keys = effective_keys(read_timeline(variables["timeline"]))
-    order = sorted(range(len(keys)), key=lambda index: keys[index])
-    return f"<order>{', '.join(str(index + 1) for index in order)}</order>"
-
-
-# ------------------------------------------------------------------------------ open event extraction
 
 
 def arguments_of(text: str, when: EventDate, model: str) -> EventArguments:
@@ -282,15 +273,3 @@ def is_time_phrase(token: Any) -> bool:
         return True
     objects = [child for child in token.children if child.dep_ == "pobj"]
     return token.dep_ == "prep" and bool(objects) and all(obj.ent_type_ in _TIMES for obj in objects)
-
-
-def event_arguments(variables: Mapping[str, str], model: str) -> str:
-    blocks = []
-    for number, event in enumerate(read_timeline(variables["events"]), start=1):
-        arguments = arguments_of(event.text, event.date, model)
-        fields = "".join(
-            f"<{name}>{getattr(arguments, name) or 'none'}</{name}>"
-            for name in ("event_type", "subject", "object", "location", "time")
-        )
-        blocks.append(f"<arguments><number>{number}</number>{fields}</arguments>")
-    return "\n".join(blocks)

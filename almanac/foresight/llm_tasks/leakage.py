@@ -1,25 +1,55 @@
-"""Offline leakage editing and date repair.
+"""The ``leakage`` task: item, edit parser, and the offline edit.
 
-Leakage: every mention of the answer in the background and resolution criteria — the full answer,
+Offline, every mention of the answer in the background and resolution criteria — the full answer,
 each capitalised word of it (a surname, a city in "New York"), and its acronym ("WHO" for World
 Health Organization) — is replaced by a generic stand-in for its type; title and answer are never
-touched. Date repair: the earliest calendar date mentioned in an article sentence that names the
-answer (relative dates read against the publish date); the publish date when no sentence dates it;
-``unknown`` when the article does not contain the answer at all.
+touched.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date, timedelta
+from dataclasses import dataclass
 
-from almanac.core.text import contains_phrase
-from almanac.llm.offline.nlp import PLACEHOLDER, parse, resolve_date
+from almanac.core.nlp import PLACEHOLDER
+from almanac.foresight.llm_tasks.questions import GeneratedQuestion, multiline, question_variables
+from almanac.llm.parsing import (
+    choice,
+    collapse,
+    one_tag,
+)
+from almanac.llm.registry import Task, TaskItem, register
+
+
+@dataclass(frozen=True)
+class LeakageEdit:
+    leak_found: bool
+    background: str
+    resolution_criteria: str
+
+
+def parse_leakage(text: str, variables: Mapping[str, str]) -> LeakageEdit:
+    block = one_tag(text, "edited")
+    leak = choice(one_tag(block, "leak_found"), ("yes", "no"), "<leak_found>") == "yes"
+    if not leak:
+        # Nothing was found, so nothing may change: keep the originals byte for byte.
+        return LeakageEdit(False, variables["background"], variables["resolution_criteria"])
+    return LeakageEdit(
+        True, collapse(one_tag(block, "background")), multiline(one_tag(block, "resolution_criteria"))
+    )
+
+
+def leakage_item(question_id: str, question: GeneratedQuestion) -> TaskItem:
+    variables = question_variables(question)
+    del variables["question_start_date"], variables["resolution_date"]
+    return TaskItem(question_id, variables)
+
 
 _SMALL_WORDS = frozenset({"the", "of", "and", "for", "in", "on", "at", "de", "la", "le", "van", "von", "da"})
+
+
 _ARTICLE = r"(?:\b(?:[Aa]n?|[Tt]he)\s+)?"  # "a WHO report" -> "a certain organization report"
-_LOOKBACK_DAYS = 366  # a date mentioned in an article further back than this is background, not the event
 
 
 def answer_patterns(answer: str, answer_type: str = "") -> list[re.Pattern[str]]:
@@ -62,20 +92,4 @@ def leakage(variables: Mapping[str, str], model: str) -> str:
     )
 
 
-def date_repair(variables: Mapping[str, str], model: str) -> str:
-    published = date.fromisoformat(variables["publish_date"])
-    answer = variables["answer"]
-    doc = parse(variables["article_text"], model)
-    sentences = [sentence for sentence in doc.sents if contains_phrase(sentence.text, answer)]
-    if not sentences:
-        return "<evidence>No sentence names the answer.</evidence>\n<earliest_date>unknown</earliest_date>"
-    earliest, evidence = published, "No sentence naming the answer gives an earlier date than publication."
-    for sentence in sentences:
-        for ent in sentence.ents:
-            if ent.label_ != "DATE":
-                continue
-            day = resolve_date(ent.text, published)
-            if day is not None and published - timedelta(days=_LOOKBACK_DAYS) <= day < earliest:
-                earliest = day
-                evidence = f'The article dates it "{ent.text}": {" ".join(sentence.text.split())[:300]}'
-    return f"<evidence>{evidence}</evidence>\n<earliest_date>{earliest.isoformat()}</earliest_date>"
+LEAKAGE = register(Task("leakage", item=leakage_item, parse=parse_leakage, offline=leakage))

@@ -1,43 +1,137 @@
-"""Offline question generation: a sentence's named-entity subject or object becomes the answer.
+"""The ``qgen`` task (item, reply parser, offline answer).
+
+Offline question generation: a sentence's named-entity subject or object becomes the answer.
 
 For each declarative past/present-tense sentence (in article order, the lede first) whose subject or
 direct object is a short named entity, the clause is turned into a future-tense question about that
 entity with the article's publish date as the deadline: "Parliament appointed Jane Doe as prime
 minister" becomes "Who will Parliament appoint as prime minister by July 17, 2025?". Reported speech,
-negations and hedged sentences are skipped. Output is the generator's XML format.
+negations and hedged sentences are skipped. Output is the generator's XML format; each
+``<question>`` block of a reply is parsed on its own.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from almanac.core.nlp import ANSWER_FORMAT, ANSWER_TYPE, MONTHS, WH_WORD, fold, long_date, parse, resolve_date
+from almanac.foresight.llm_tasks.questions import (
+    QUESTION_FIELDS,
+    GeneratedQuestion,
+    UnusableCandidate,
+    article_variables,
+    iso_day,
+    multiline,
+)
 from almanac.foresight.type_check import (
     ArticleEntities,
     entities_from_doc,
     has_organisation_word,
     type_mismatch,
 )
-from almanac.llm.offline.nlp import (
-    ANSWER_FORMAT,
-    ANSWER_TYPE,
-    MONTHS,
-    WH_WORD,
-    fold,
-    long_date,
-    parse,
-    resolve_date,
+from almanac.llm.parsing import (
+    ParseError,
+    collapse,
+    find_tags,
+    one_tag,
+    optional_tag,
 )
+from almanac.llm.registry import Task, TaskItem, register
+
+_ANSWER_TYPE = re.compile(r"^(string|numeric)\s*\(\s*([^()]+?)\s*\)$", re.IGNORECASE)
+
+
+def parse_answer_type(value: str) -> str:
+    """The parser's format check ("kind (detail)", lower-cased); classification happens in a later stage."""
+    match = _ANSWER_TYPE.match(collapse(value))
+    if not match:
+        raise ParseError(
+            f"answer_type must look like 'string (name)' or 'numeric (integer)', got {value[:40]!r}"
+        )
+    return f"{match.group(1).lower()} ({match.group(2).lower()})"
+
+
+def _parse_candidate(block: str, number: int) -> GeneratedQuestion | UnusableCandidate:
+    values = {name: optional_tag(block, name) if _single(block, name) else "" for name in QUESTION_FIELDS}
+    try:
+        for name in QUESTION_FIELDS:
+            one_tag(block, name)  # present exactly once and not empty
+        values["answer_type"] = parse_answer_type(values["answer_type"])
+    except ParseError as error:
+        partial = {name: collapse(value) for name, value in values.items()}
+        return UnusableCandidate(
+            GeneratedQuestion(**partial), "candidate_malformed", f"question {number}: {error}"
+        )
+    values = {
+        name: multiline(value) if name == "resolution_criteria" else collapse(value)
+        for name, value in values.items()
+    }
+    return GeneratedQuestion(**values)
+
+
+def _single(block: str, name: str) -> bool:
+    return len(set(find_tags(block, name))) <= 1
+
+
+def parse_questions(text: str, variables: Mapping[str, str]) -> list[GeneratedQuestion | UnusableCandidate]:
+    """Each ``<question>`` block parsed on its own: a malformed block never costs its siblings.
+
+    Dates are kept as written; the question stages read them (a month-only deadline is fine there,
+    "unknown" rejects that one candidate). The whole reply is an error (and gets a repair round)
+    only when it has no block at all or every block is malformed.
+    """
+    blocks = find_tags(text, "question")
+    if not blocks and find_tags(text, "no_question"):
+        return []  # the article supports no question: an explicit, valid answer
+    if not blocks:
+        raise ParseError("no <question>...</question> block (or <no_question>reason</no_question>) found")
+    limit = int(variables.get("n_questions", "0") or 0) or len(blocks)
+    candidates = [_parse_candidate(block, number) for number, block in enumerate(blocks[:limit], start=1)]
+    if all(isinstance(candidate, UnusableCandidate) for candidate in candidates):
+        problems = "; ".join(c.detail for c in candidates if isinstance(c, UnusableCandidate))
+        raise ParseError(problems)
+    return candidates
+
+
+def qgen_item(
+    article_id: str,
+    title: str | None,
+    text: str,
+    publish_date: date | datetime | str,
+    source: str,
+    n_questions: int,
+    max_chars: int = 0,
+) -> TaskItem:
+    variables = {
+        **article_variables(title, text, max_chars),
+        "publish_date": iso_day(publish_date),
+        "source": source,
+        "n_questions": str(n_questions),
+    }
+    return TaskItem(article_id, variables)
+
 
 START_GAP_DAYS = 7  # the question opens a week before the article, as the generator prompt asks
+
+
 _REPORTING = frozenset({"say", "tell", "add", "note", "claim", "report", "state", "write", "ask", "explain"})
+
+
 _DROP_CHILDREN = frozenset({"conj", "cc", "advcl", "punct", "parataxis", "npadvmod", "ccomp", "mark", "dep"})
+
+
 _HEDGES = frozenset(
     {"may", "might", "could", "would", "should", "likely", "expected", "reportedly", "possibly"}
 )
+
+
 # Markers of background facts rather than news: questions about them would be recall, not forecasting.
 _PAST_MARKERS = frozenset({"previously", "formerly", "once", "earlier", "already", "originally"})
+
+
 _TIME_LABELS = frozenset({"DATE", "TIME"})
 
 
@@ -225,3 +319,6 @@ def _fields(
 def _render(fields: Mapping[str, str]) -> str:
     inner = "\n".join(f"<{name}>{value}</{name}>" for name, value in fields.items())
     return f"<question>\n{inner}\n</question>"
+
+
+QGEN = register(Task("qgen", item=qgen_item, parse=parse_questions, offline=generate))

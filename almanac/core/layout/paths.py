@@ -1,0 +1,312 @@
+"""Every path a stage reads or writes, as a function of style, month and stage.
+
+All paths are relative to the project root (DVC runs each stage there). ``dvc.yaml`` names the same paths;
+``almanac.core.layout.stages`` says which of them each stage writes, and tests/test_layout_dvc.py checks
+every stage of ``dvc.yaml`` against that table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from almanac.core.io import read_parquet
+from almanac.core.schemas import ARTICLE_SCHEMA
+
+DATA = Path("data")
+REPORTS = Path("reports")
+METRICS = REPORTS / "metrics"
+PLOTS = REPORTS / "plots"  # plot series and tables of the whole-dataset statistics stages
+RAW = DATA / "raw"
+FLAGGED_WORDS = Path("almanac/gdelt/flagged_words.txt")  # the bundled list, when gdelt_articles names none
+
+# ---- metrics, reports, check reports ----
+
+
+def metrics_path(stage: str, month: str | None = None) -> Path:
+    """``reports/metrics/<stage>.json``, or ``reports/metrics/<stage>/<month>.json`` of a per-month stage."""
+    return METRICS / stage / f"{month}.json" if month else METRICS / f"{stage}.json"
+
+
+def metrics_dir(stage: str) -> Path:
+    """The per-month metrics files of one stage."""
+    return METRICS / stage
+
+
+def report_dir(style: str, month: str) -> Path:
+    """``reports/<style>/<month or all>/``: metrics.json, report.md, plots/*.csv, figures/*.png."""
+    return REPORTS / style / month
+
+
+def check_report(style: str) -> Path:
+    """Counts of the ``check`` stage of one style (rows checked, violations per invariant)."""
+    return REPORTS / "check" / f"{style}.json"
+
+
+def stats_report(name: str, suffix: str = ".md") -> Path:
+    """``reports/<name><suffix>`` of a whole-dataset statistics stage (corpus_stats, foresight_funnel)."""
+    return REPORTS / f"{name}{suffix}"
+
+
+def plot_file(name: str) -> Path:
+    """A CSV series or table of a whole-dataset statistics stage, ``reports/plots/<name>``."""
+    return PLOTS / name
+
+
+# ---- CC-News corpus ----
+
+
+def ccnews_raw_dir(raw_dir: str, crawl_month: str) -> Path:
+    """The WARC / JSONL files of one crawl month under ``ccnews_ingest.raw_dir``."""
+    return Path(raw_dir) / crawl_month
+
+
+def ingest_dir(crawl_month: str) -> Path:
+    """``articles/<publish month>.parquet`` and ``rejects.parquet`` of one CC-News crawl month."""
+    return DATA / "ingest" / crawl_month
+
+
+def ingest_articles_dir(crawl_month: str) -> Path:
+    return ingest_dir(crawl_month) / "articles"
+
+
+def ingest_rejects(crawl_month: str) -> Path:
+    return ingest_dir(crawl_month) / "rejects.parquet"
+
+
+def articles_dir() -> Path:
+    """The deduplicated corpus: ``<publish month>.parquet``, the input of every per-month dataset stage."""
+    return DATA / "articles"
+
+
+def articles_path(month: str) -> Path:
+    """The deduplicated articles published in ``month``."""
+    return articles_dir() / f"{month}.parquet"
+
+
+def read_corpus(months: Sequence[str]) -> pa.Table:
+    """The deduplicated articles of ``months``, one table (for stages that look articles up by URL)."""
+    return pa.concat_tables([read_parquet(articles_path(month), ARTICLE_SCHEMA) for month in months])
+
+
+def dedup_rejects() -> Path:
+    return DATA / "dedup" / "rejects.parquet"
+
+
+# ---- OpenForesight ----
+
+FORESIGHT = DATA / "foresight"
+
+
+def foresight_path(stage: str, month: str) -> Path:
+    """Questions of one month after an OpenForesight step (qgen, validate, select, ...)."""
+    return FORESIGHT / stage / f"{month}.parquet"
+
+
+def foresight_rejects(stage: str, month: str) -> Path:
+    return FORESIGHT / stage / f"{month}.rejects.parquet"
+
+
+def question_dedup_dir() -> Path:
+    """``<month>.parquet`` of the questions that survive question dedup across months."""
+    return FORESIGHT / "question_dedup" / "questions"
+
+
+def question_dedup_rejects() -> Path:
+    return FORESIGHT / "question_dedup" / "rejects.parquet"
+
+
+def foresight_splits_dir() -> Path:
+    """``<split>/<resolution month>.parquet`` of the released question splits."""
+    return FORESIGHT / "splits"
+
+
+def foresight_split_rejects() -> Path:
+    return FORESIGHT / "split_rejects.parquet"
+
+
+# ---- Wikipedia, WCEP and OpenForecast-style complex events ----
+
+WIKI = DATA / "wiki"
+WCEP = DATA / "wcep"
+EVENTS = DATA / "events"
+
+
+def wiki_articles() -> Path:
+    return WIKI / "articles.parquet"
+
+
+def wiki_rejects() -> Path:
+    return WIKI / "rejects.parquet"
+
+
+def wcep_events() -> Path:
+    return WCEP / "events.parquet"
+
+
+def wcep_rejects() -> Path:
+    return WCEP / "rejects.parquet"
+
+
+def wcep_news() -> Path:
+    return WCEP / "news.parquet"
+
+
+def wcep_news_rejects() -> Path:
+    return WCEP / "news_rejects.parquet"
+
+
+def wiki_events() -> Path:
+    """Wikipedia articles that describe an event (wiki_filter)."""
+    return EVENTS / "wiki_events.parquet"
+
+
+def wiki_filter_rejects() -> Path:
+    return EVENTS / "wiki_filter_rejects.parquet"
+
+
+def complex_events() -> Path:
+    return EVENTS / "complex_events.parquet"
+
+
+def complex_events_rejects() -> Path:
+    return EVENTS / "complex_events_rejects.parquet"
+
+
+def timelines() -> Path:
+    return EVENTS / "timelines.parquet"
+
+
+def timeline_rejects() -> Path:
+    return EVENTS / "timeline_rejects.parquet"
+
+
+def samples_dir() -> Path:
+    return EVENTS / "samples"
+
+
+def samples_path(task: str) -> Path:
+    """All samples of one task, every split, with a ``split`` column (event_tasks output)."""
+    return samples_dir() / f"{task}.parquet"
+
+
+def tasks_rejects() -> Path:
+    return EVENTS / "tasks_rejects.parquet"
+
+
+def event_splits_dir() -> Path:
+    """``<split>/<task>.parquet`` of the released OpenForecast-style tasks."""
+    return EVENTS / "splits"
+
+
+def event_split_path(split: str, task: str) -> Path:
+    """The released file of one task in one split (event_split output)."""
+    return event_splits_dir() / split / f"{task}.parquet"
+
+
+def event_split_rejects() -> Path:
+    return EVENTS / "split_rejects.parquet"
+
+
+# ---- GDELT and MIRAI-style queries ----
+
+GDELT = DATA / "gdelt"
+MIRAI = DATA / "mirai"
+
+
+def gdelt_raw_dir(month: str) -> Path:
+    """``<name>.zip`` files of one month and their ``MANIFEST.json`` (gdelt_download)."""
+    return GDELT / "raw" / month
+
+
+def gdelt_events_dir() -> Path:
+    return GDELT / "events"
+
+
+def gdelt_events(month: str) -> Path:
+    return gdelt_events_dir() / f"{month}.parquet"
+
+
+def gdelt_mentions(month: str) -> Path:
+    return GDELT / "mentions" / f"{month}.parquet"
+
+
+def gdelt_ingest_rejects(month: str) -> Path:
+    return GDELT / "ingest_rejects" / f"{month}.parquet"
+
+
+def gdelt_clean_dir() -> Path:
+    """gdelt_clean's folder (one DVC output): events.parquet, quads.parquet and rejects.parquet."""
+    return GDELT / "clean"
+
+
+def gdelt_clean_events() -> Path:
+    return gdelt_clean_dir() / "events.parquet"
+
+
+def gdelt_quads() -> Path:
+    """The (date, subject, relation, object) quads every month's queries and the baseline read."""
+    return gdelt_clean_dir() / "quads.parquet"
+
+
+def gdelt_clean_rejects() -> Path:
+    return gdelt_clean_dir() / "rejects.parquet"
+
+
+def gdelt_articles() -> Path:
+    """One row per canonical URL whose cleaned text survived (gdelt_articles)."""
+    return GDELT / "articles.parquet"
+
+
+def gdelt_articles_rejects() -> Path:
+    return GDELT / "articles_rejects.parquet"
+
+
+def mirai_queries_dir() -> Path:
+    return MIRAI / "queries"
+
+
+def mirai_queries(month: str) -> Path:
+    return mirai_queries_dir() / f"{month}.parquet"
+
+
+def mirai_rejects(month: str) -> Path:
+    return MIRAI / "rejects" / f"{month}.parquet"
+
+
+# ---- raw inputs, as params.yaml configures them ----
+
+
+def raw_inputs(params: Mapping[str, Any], month: str) -> dict[str, tuple[Path, ...]]:
+    """The raw files and folders each source stage reads (``month`` for the per-month ones).
+
+    They are params (a build points them at its own copies), so ``dvc.yaml`` names them as ``${...}`` or,
+    for list params, as the sample's paths; the layout test checks those against this table.
+    """
+
+    def section(name: str) -> Mapping[str, Any]:
+        return params.get(name) or {}
+
+    def paths(*values: str) -> tuple[Path, ...]:
+        return tuple(Path(value) for value in values if value)
+
+    download, articles = section("gdelt_download"), section("gdelt_articles")
+    wcep = section("wcep_ingest")
+    return {
+        "ccnews_ingest": (ccnews_raw_dir(str(section("ccnews_ingest").get("raw_dir", "")), month),),
+        "wiki_ingest": paths(str(section("wiki_ingest").get("raw_dir", ""))),
+        "wcep_ingest": paths(
+            str(wcep.get("dump_dir", "")), str(wcep.get("portal_dir", "")), *wcep.get("mds_files") or []
+        ),
+        "gdelt_download": paths(
+            str(download.get("masterfilelist_file", "")),
+            str(download.get("mirror_dir", "")),
+            str(download.get("local_dir", "")),
+        ),
+        "gdelt_articles": paths(
+            *(articles.get("page_archives") or []), str(articles.get("flagged_words") or FLAGGED_WORDS)
+        ),
+    }

@@ -1,0 +1,155 @@
+"""Every stage of dvc.yaml against the layout table (almanac.core.layout.STAGES), path by path.
+
+Outputs: each ``outs`` / ``metrics`` / ``plots`` entry of a stage (per month for a foreach stage) is the path
+the table gives for that stage and month, and the reverse. Data deps: each dep under data/ or reports/ is
+(inside, or a folder of) an output of another stage, or a raw input the table names for the stage.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import pytest
+import yaml
+
+from almanac.core.layout import STAGES, raw_inputs, stage_outputs
+from almanac.core.layout.stages import REPORT_SERIES
+
+ROOT = Path(__file__).resolve().parents[1]
+DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
+KINDS = ("outs", "metrics", "plots")
+VARIABLE = re.compile(r"\$\{([^}]+)\}")
+
+
+def _lookup(params: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = params
+    for key in dotted.split("."):
+        value = value[key]
+    return value
+
+
+def _resolve(text: str, item: str) -> str:
+    """DVC's ``${item}`` and ``${section.key}`` interpolation, from params.yaml."""
+    return VARIABLE.sub(lambda m: item if m[1] == "item" else str(_lookup(PARAMS, m[1])), text)
+
+
+def _expanded() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(stage name, foreach item or "", definition) of every stage dvc.yaml runs."""
+    for name, definition in DVC.items():
+        if "foreach" in definition:
+            for item in _lookup(PARAMS, VARIABLE.fullmatch(definition["foreach"])[1]):  # type: ignore[index]
+                yield name, item, definition["do"]
+        else:
+            yield name, "", definition
+
+
+def _paths(definition: dict[str, Any], kind: str, item: str) -> list[str]:
+    entries = definition.get(kind) or []
+    names = [entry if isinstance(entry, str) else next(iter(entry)) for entry in entries]
+    return [PurePosixPath(_resolve(name, item)).as_posix() for name in names]
+
+
+def _layout(name: str, item: str, kind: str) -> list[str]:
+    return [path.as_posix() for path in getattr(stage_outputs(name, item), kind)]
+
+
+EXPANDED = list(_expanded())
+PRODUCED = {
+    (name, path.as_posix())
+    for name, item, _definition in EXPANDED
+    if name in STAGES
+    for path in stage_outputs(name, item).all()
+}
+
+
+def _related(a: str, b: str) -> bool:
+    """Equal, or one a folder of the other (a folder dep covers the outputs inside it)."""
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def test_the_table_lists_exactly_the_dvc_stages() -> None:
+    assert sorted(STAGES) == sorted(DVC)
+    for name, definition in DVC.items():
+        assert STAGES[name].per_month == ("foreach" in definition), name
+
+
+def test_outputs_of_every_stage_and_month_are_the_layout_paths() -> None:
+    wrong = [
+        f"{name}@{item or '-'} {kind}: dvc.yaml {declared} != layout {expected}"
+        for name, item, definition in EXPANDED
+        for kind in KINDS
+        if sorted(declared := _paths(definition, kind, item)) != sorted(expected := _layout(name, item, kind))
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_data_deps_are_upstream_outputs_or_raw_inputs() -> None:
+    wrong = []
+    for name, item, definition in EXPANDED:
+        raw = [path.as_posix() for path in raw_inputs(PARAMS, item).get(name, ())]
+        for dep in _paths(definition, "deps", item):
+            if not dep.startswith(("data/", "reports/")):
+                continue  # code, prompts, package data: another test's business
+            upstream = any(_related(dep, out) for producer, out in PRODUCED if producer != name)
+            if not upstream and not any(dep == path or dep.startswith(path + "/") for path in raw):
+                wrong.append(f"{name}@{item or '-'}: {dep} is neither an upstream output nor a raw input")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_raw_inputs_of_each_source_stage_are_its_deps() -> None:
+    for name, item, definition in EXPANDED:
+        deps = _paths(definition, "deps", item)
+        for path in raw_inputs(PARAMS, item).get(name, ()):
+            assert path.as_posix() in deps, f"{name}@{item or '-'} reads {path} but does not depend on it"
+
+
+def test_a_stage_never_depends_on_its_own_output() -> None:
+    for name, item, definition in EXPANDED:
+        own = [path.as_posix() for path in stage_outputs(name, item).all()]
+        for dep in _paths(definition, "deps", item):
+            assert not any(_related(dep, out) for out in own), f"{name}: {dep} is its own output"
+
+
+@pytest.mark.parametrize("style", sorted(REPORT_SERIES))
+def test_report_series_are_the_builders_series(style: str) -> None:
+    import importlib
+
+    builder = importlib.import_module(f"almanac.reports.{style}")
+    assert REPORT_SERIES[style] == builder.SERIES
+
+
+def test_stage_modules_build_no_data_or_report_path_by_hand() -> None:
+    """Stage code takes every path from almanac.core.layout; a literal "data/..." would bypass the table."""
+    found = []
+    for module in sorted((ROOT / "stages").glob("*.py")):
+        tree = ast.parse(module.read_text())
+        docstrings = {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if (
+                not isinstance(node, ast.Constant)
+                or not isinstance(node.value, str)
+                or id(node) in docstrings
+            ):
+                continue
+            if node.value in ("data", "reports") or node.value.startswith(("data/", "reports/")):
+                found.append(f"{module.name}:{node.lineno}: {node.value!r}")
+    assert not found, "\n".join(found)
+
+
+def test_outputs_differ_by_month_and_stage() -> None:
+    """Two stages (or two months of one stage) never write the same path: DVC would refuse the DAG."""
+    owners: dict[str, str] = {}
+    for name, item, _definition in EXPANDED:
+        for path in stage_outputs(name, item).all():
+            key = path.as_posix()
+            assert key not in owners, f"{key}: {owners[key]} and {name}@{item}"
+            owners[key] = f"{name}@{item}"
