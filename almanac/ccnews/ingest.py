@@ -28,6 +28,7 @@ from almanac.ccnews.warc import WarcLimits, read_warc
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.months import month_of
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step
 from almanac.core.text import word_count as count_words
 
 STAGE = "ccnews_ingest"
@@ -104,23 +105,32 @@ def file_kind(name: str) -> str:
 def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
     """Read, extract and filter one file. Never raises for bad content, only for unreadable files."""
     ledger = StageLedger(STAGE)
-    rows: list[dict[str, Any]] = []
+
+    def decide(item: RawPage | ParsedArticle | Unreadable) -> dict[str, Any] | Drop:
+        if isinstance(item, Unreadable):
+            return Drop(item.reason, item.detail)
+        row, verdict = _to_article(item, task, ledger)
+        if verdict is not None:
+            return Drop(*verdict)
+        assert row is not None
+        return row
+
+    rows = apply_step(_items(task, ledger), Step(decide, _reject_id, lambda item: item.source), ledger)
+    return rows, ledger
+
+
+def _items(task: FileTask, ledger: StageLedger) -> Iterator[RawPage | ParsedArticle | Unreadable]:
+    """The file's items; skipped records (request, metadata, ...) are tallied by type, not items."""
     for item in _read(task):
         if isinstance(item, Skipped):
             ledger.count("skipped_records_by_type", item.record_type)
-            continue
-        ledger.items_in += 1
-        if isinstance(item, Unreadable):
-            ledger.reject(content_id(item.source), item.reason, item.detail, item.source)
-            continue
-        row, verdict = _to_article(item, task, ledger)
-        if verdict is not None:
-            ledger.reject(content_id(item.url, item.source), verdict[0], verdict[1], item.source)
         else:
-            assert row is not None
-            rows.append(row)
-            ledger.items_out += 1
-    return rows, ledger
+            yield item
+
+
+def _reject_id(item: RawPage | ParsedArticle | Unreadable) -> str:
+    # An unreadable record has no URL: it is filed under its position in the file.
+    return content_id(item.source) if isinstance(item, Unreadable) else content_id(item.url, item.source)
 
 
 def _read(task: FileTask) -> Iterator[ReaderItem]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step
 from almanac.foresight.answer_types import (
     AnswerTypeConfig,
     classify_answer,
@@ -12,7 +15,7 @@ from almanac.foresight.answer_types import (
     load_nlp,
     normalise_answer_type,
 )
-from almanac.foresight.records import questions_table
+from almanac.foresight.records import article_source, question_id, questions_table
 from almanac.foresight.type_check import ArticleEntities, article_entities, type_mismatch
 
 STAGE = "foresight_answer_type"
@@ -31,11 +34,11 @@ def answer_context(answer: str, article_text: str, fallback: str) -> str:
 def filter_answer_types(
     questions: pa.Table, article_texts: dict[str, str], config: AnswerTypeConfig
 ) -> tuple[pa.Table, StageLedger]:
-    ledger = StageLedger(STAGE, items_in=questions.num_rows)
+    ledger = StageLedger(STAGE)
     nlp = load_nlp(config.spacy_model)
     entities: dict[str, ArticleEntities] = {}  # one spaCy pass per article, not per question
-    kept = []
-    for row in questions.to_pylist():
+
+    def decide(row: dict[str, Any]) -> dict[str, Any] | Drop:
         answer_type = normalise_answer_type(row["answer_type"])
         article_text = article_texts.get(row["article_id"], "")
         declared = declared_answer_class(row["answer"], answer_type)
@@ -44,18 +47,13 @@ def filter_answer_types(
                 entities[row["article_id"]] = article_entities(article_text, nlp)
             mismatch = type_mismatch(row["answer"], declared, entities[row["article_id"]])
             if mismatch is not None:
-                source = f"article:{row['article_id']}"
-                detail = f"declared {answer_type}: {mismatch}"
-                ledger.reject(row["question_id"], "answer_type_mismatch", detail, source)
-                continue
+                return Drop("answer_type_mismatch", f"declared {answer_type}: {mismatch}")
         context = answer_context(row["answer"], article_text, row["background"])
         answer_class = classify_answer(row["answer"], answer_type, context, nlp)
         if answer_class not in config.allowed_classes:
             detail = f"answer {row['answer']!r} ({answer_type}) classified as {answer_class}"
-            ledger.reject(
-                row["question_id"], f"answer_class_{answer_class}", detail, f"article:{row['article_id']}"
-            )
-            continue
-        kept.append({**row, "answer_type": answer_type, "answer_class": answer_class})
-    ledger.items_out = len(kept)
+            return Drop(f"answer_class_{answer_class}", detail)
+        return {**row, "answer_type": answer_type, "answer_class": answer_class}
+
+    kept = apply_step(questions.to_pylist(), Step(decide, question_id, article_source), ledger)
     return questions_table(kept), ledger

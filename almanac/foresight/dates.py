@@ -9,6 +9,7 @@ import pyarrow as pa
 
 from almanac.core.months import month_start
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step, of_first
 from almanac.foresight.date_parsing import (
     PARTIAL_DEADLINE_RULES,
     DatesOutcome,
@@ -16,7 +17,7 @@ from almanac.foresight.date_parsing import (
     resolve_dates,
 )
 from almanac.foresight.llm_tasks.date_repair import DATE_REPAIR, DateRepair, date_repair_item
-from almanac.foresight.records import as_generated, questions_table
+from almanac.foresight.records import article_source, as_generated, question_id, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 from almanac.llm.tasks import run_task
@@ -51,7 +52,7 @@ def check_dates(
     llm: LLMConfig,
     cache: LLMCache,
 ) -> tuple[pa.Table, StageLedger]:
-    ledger = StageLedger(STAGE, items_in=questions.num_rows)
+    ledger = StageLedger(STAGE)
     rows = questions.to_pylist()
     outcomes: list[DatesOutcome | None] = [
         resolve_dates(
@@ -64,25 +65,25 @@ def check_dates(
     ]
     if config.date_repair:
         outcomes = _repair(rows, outcomes, articles, month, config, llm, cache, ledger)
-    kept = []
-    for row, outcome in zip(rows, outcomes, strict=True):
-        if outcome is None:  # the repair call itself failed: already a reject row
-            continue
+    # A None outcome is a failed repair call: already a reject row, so only counted in here.
+    pending = [(row, outcome) for row, outcome in zip(rows, outcomes, strict=True) if outcome is not None]
+    ledger.items_in += len(rows) - len(pending)
+
+    def decide(pair: tuple[dict[str, Any], DatesOutcome]) -> dict[str, Any] | Drop:
+        row, outcome = pair
         if outcome.reason is not None:
-            ledger.reject(row["question_id"], outcome.reason, outcome.detail, f"article:{row['article_id']}")
-            continue
-        kept.append(
-            {
-                **row,
-                "question_start_date": outcome.start,
-                "resolution_date": outcome.resolution,
-                "resolution_date_clamped": outcome.clamped,
-                "question_start_date_clamped": outcome.start_clamped,
-                "question_start_date_text_precision": outcome.start_precision,
-                "resolution_date_text_precision": outcome.resolution_precision,
-            }
-        )
-    ledger.items_out = len(kept)
+            return Drop(outcome.reason, outcome.detail)
+        return {
+            **row,
+            "question_start_date": outcome.start,
+            "resolution_date": outcome.resolution,
+            "resolution_date_clamped": outcome.clamped,
+            "question_start_date_clamped": outcome.start_clamped,
+            "question_start_date_text_precision": outcome.start_precision,
+            "resolution_date_text_precision": outcome.resolution_precision,
+        }
+
+    kept = apply_step(pending, Step(decide, of_first(question_id), of_first(article_source)), ledger)
     ledger.extra["resolution_dates_clamped"] = sum(1 for row in kept if row["resolution_date_clamped"])
     ledger.extra["start_dates_clamped"] = sum(1 for row in kept if row["question_start_date_clamped"])
     ledger.extra["partial_deadlines_kept"] = sum(

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 
 from almanac.core.layout import METRICS, metrics_path
+from almanac.foresight.recipe import RECIPE
 from almanac.foresight.split import SPLITS
 from almanac.stats.markdown import markdown_table
 from almanac.stats.stage_metrics import sql_paths, sum_stage_metrics
@@ -31,15 +32,16 @@ class FunnelStage:
     source_label: str | None = None
 
 
-OPENFORESIGHT_FUNNEL = (
-    FunnelStage("foresight_qgen", "Question generation", True, "candidates", "Source articles"),
-    FunnelStage("foresight_validate", "Validation"),
-    FunnelStage("foresight_select", "Best question selection"),
-    FunnelStage("foresight_leakage", "Fixing leakage"),
-    FunnelStage("foresight_answer_type", "Answer type filtering"),
-    FunnelStage("foresight_dates", "Date checks"),
-    FunnelStage("foresight_question_dedup", "Question dedup", per_month=False),
-    FunnelStage("foresight_split", "Final set", per_month=False),
+# The Table-1 stages, in the recipe's order (almanac.foresight.recipe is the one place it is written).
+OPENFORESIGHT_FUNNEL = tuple(
+    FunnelStage(
+        step.stage,
+        step.label,
+        step.per_month,
+        step.produces,
+        f"Source {step.unit}" if step.produces else None,  # a producing step's items are its sources
+    )
+    for step in RECIPE.funnel()
 )
 
 

@@ -8,13 +8,14 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step
 from almanac.foresight.date_parsing import date_text_problem
 from almanac.foresight.llm_tasks.qgen import QGEN, qgen_item
 from almanac.foresight.llm_tasks.questions import GeneratedQuestion, UnusableCandidate
 from almanac.foresight.records import question_row, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
-from almanac.llm.tasks import run_task
+from almanac.llm.tasks import TaskResult, run_task
 
 STAGE = "foresight_qgen"
 
@@ -30,7 +31,7 @@ def generate_questions(
     articles: pa.Table, config: QgenConfig, llm: LLMConfig, cache: LLMCache
 ) -> tuple[pa.Table, StageLedger]:
     """Items are articles: one that yields no usable question is a reject row, with the reason."""
-    ledger = StageLedger(STAGE, items_in=articles.num_rows)
+    ledger = StageLedger(STAGE)
     rows = articles.to_pylist()
     items = [
         qgen_item(
@@ -45,13 +46,13 @@ def generate_questions(
         for row in rows
     ]
     results = run_task(llm.role(config.role), QGEN, items, cache, ledger, llm.prompts_dir)
-    questions: list[dict[str, Any]] = []
     over_limit = 0
-    for article, result in zip(rows, results, strict=True):
-        source = f"article:{article['id']}"
+
+    def decide(pair: tuple[dict[str, Any], TaskResult[Any]]) -> list[dict[str, Any]] | Drop:
+        nonlocal over_limit
+        article, result = pair
         if not result.ok:
-            result.reject_into(ledger, source)
-            continue
+            return result.failure()
         generated = result.value or []
         over_limit += max(0, len(generated) - config.questions_per_article)
         kept: dict[str, dict[str, Any]] = {}
@@ -60,10 +61,12 @@ def generate_questions(
             row = question_row(article, index, question, result, problem)
             kept.setdefault(row["question_id"], row)  # the same title+answer twice counts once
         if not kept:
-            ledger.reject(article["id"], "no_question", "the generator found no forecastable event", source)
-            continue
-        ledger.items_out += 1
-        questions.extend(kept.values())
+            return Drop("no_question", "the generator found no forecastable event")
+        return list(kept.values())
+
+    step = Step(decide, lambda pair: str(pair[0]["id"]), lambda pair: f"article:{pair[0]['id']}")
+    per_article = apply_step(zip(rows, results, strict=True), step, ledger)
+    questions = [question for kept in per_article for question in kept]
     problems = [row["candidate_problem"] for row in questions if row["candidate_problem"]]
     ledger.extra.update(
         {

@@ -13,9 +13,10 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step
 from almanac.foresight.llm_tasks.select_best import SELECT_BEST, BestChoice, select_best_item
 from almanac.foresight.llm_tasks.validate import VALIDATE, ValidationVerdict, validate_item
-from almanac.foresight.records import as_generated, questions_table
+from almanac.foresight.records import article_source, as_generated, question_id, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 from almanac.llm.tasks import run_task
@@ -38,14 +39,10 @@ def validate_questions(
     cache: LLMCache,
 ) -> tuple[pa.Table, StageLedger]:
     """Keep candidates the validator accepts; a rejected one is filed under its first failed criterion."""
-    ledger = StageLedger(VALIDATE_STAGE, items_in=questions.num_rows)
-    rows = []
-    for row in questions.to_pylist():
-        if row["candidate_problem"]:  # flagged at generation: rejected here, before any call
-            reason, _, detail = row["candidate_problem"].partition(": ")
-            ledger.reject(row["question_id"], reason, detail, f"article:{row['article_id']}")
-        else:
-            rows.append(row)
+    ledger = StageLedger(VALIDATE_STAGE)
+    all_rows = questions.to_pylist()
+    # A candidate flagged at generation is rejected here, before any call.
+    rows = [row for row in all_rows if not row["candidate_problem"]]
     items = []
     for row in rows:
         article = articles[row["article_id"]]
@@ -59,22 +56,26 @@ def validate_questions(
                 config.max_article_chars,
             )
         )
-    results = run_task(llm.role(config.role), VALIDATE, items, cache, ledger, llm.prompts_dir)
-    kept = []
-    for row, result in zip(rows, results, strict=True):
-        source = f"article:{row['article_id']}"
+    results = iter(run_task(llm.role(config.role), VALIDATE, items, cache, ledger, llm.prompts_dir))
+
+    def decide(row: dict[str, Any]) -> dict[str, Any] | Drop:
+        if row["candidate_problem"]:
+            reason, _, detail = row["candidate_problem"].partition(": ")
+            return Drop(reason, detail)
+        result = next(results)  # the results follow the unflagged rows in order
         if not result.ok:
-            result.reject_into(ledger, source)
-            continue
+            return result.failure()
         verdict = result.value
         assert isinstance(verdict, ValidationVerdict)
         if not verdict.valid:
             criteria = ", ".join(verdict.failed_criteria)
             reason = f"invalid_{verdict.failed_criteria[0]}" if verdict.failed_criteria else "invalid"
-            ledger.reject(row["question_id"], reason, f"failed: {criteria}; {verdict.reasons}"[:2000], source)
-            continue
-        kept.append({**row, "validator_model": result.model})
-        ledger.items_out += 1
+            return Drop(reason, f"failed: {criteria}; {verdict.reasons}"[:2000])
+        return {**row, "validator_model": result.model}
+
+    kept = apply_step(all_rows, Step(decide, question_id, article_source), ledger)
+    if next(results, None) is not None:
+        raise AssertionError("validate: more LLM results than unflagged questions")
     return questions_table(kept), ledger
 
 

@@ -9,17 +9,19 @@ is dropped, with the kind of match as the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step, of_first
 from almanac.foresight.answer_types import declared_answer_class
 from almanac.foresight.leakage_scan import LeakageScanConfig, find_leak
 from almanac.foresight.llm_tasks.leakage import LEAKAGE, LeakageEdit, leakage_item
-from almanac.foresight.records import as_generated, questions_table
+from almanac.foresight.records import article_source, as_generated, question_id, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
-from almanac.llm.tasks import run_task
+from almanac.llm.tasks import TaskResult, run_task
 
 STAGE = "foresight_leakage"
 
@@ -33,17 +35,17 @@ class LeakageConfig:
 def fix_leakage(
     questions: pa.Table, config: LeakageConfig, llm: LLMConfig, cache: LLMCache
 ) -> tuple[pa.Table, StageLedger]:
-    ledger = StageLedger(STAGE, items_in=questions.num_rows)
+    ledger = StageLedger(STAGE)
     rows = questions.to_pylist()
     items = [leakage_item(row["question_id"], as_generated(row)) for row in rows]
     results = run_task(llm.role(config.role), LEAKAGE, items, cache, ledger, llm.prompts_dir)
-    kept = []
     edited = 0
-    for row, result in zip(rows, results, strict=True):
-        source = f"article:{row['article_id']}"
+
+    def decide(pair: tuple[dict[str, Any], TaskResult[Any]]) -> dict[str, Any] | Drop:
+        nonlocal edited
+        row, result = pair
         if not result.ok:
-            result.reject_into(ledger, source)
-            continue
+            return result.failure()
         edit = result.value
         assert isinstance(edit, LeakageEdit)
         if edit.leak_found:
@@ -62,9 +64,11 @@ def fix_leakage(
         hit = find_leak(row["answer"], texts, answer_class, config.scan)
         if hit is not None:
             detail = f"{hit.field} still contains {hit.matched!r} for answer {row['answer']!r}"
-            ledger.reject(row["question_id"], f"answer_leak_{hit.kind}", detail, source)
-            continue
-        kept.append(row)
-    ledger.items_out = len(kept)
+            return Drop(f"answer_leak_{hit.kind}", detail)
+        return row
+
+    kept = apply_step(
+        zip(rows, results, strict=True), Step(decide, of_first(question_id), of_first(article_source)), ledger
+    )
     ledger.extra["edited_by_llm"] = edited
     return questions_table(kept), ledger

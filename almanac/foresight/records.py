@@ -62,6 +62,16 @@ def question_row(
     }
 
 
+def question_id(row: Mapping[str, Any]) -> str:
+    """The id a question's reject row is filed under (a step getter)."""
+    return str(row["question_id"])
+
+
+def article_source(row: Mapping[str, Any]) -> str:
+    """The source a question's reject row names: the article it was generated from (a step getter)."""
+    return f"article:{row['article_id']}"
+
+
 def as_generated(row: Mapping[str, Any]) -> GeneratedQuestion:
     return GeneratedQuestion(
         question_title=row["question_title"],

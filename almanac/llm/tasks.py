@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop
 from almanac.llm.accounting import add_metric
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import arun_requests
@@ -49,8 +50,12 @@ class TaskResult(Generic[T]):
 
     def reject_into(self, ledger: StageLedger, source: str, item_id: str | None = None) -> None:
         """File the failure as a reject of ``item_id`` (default: the request's item, when they coincide)."""
+        ledger.reject(item_id or self.item_id, self.error, self.failure().detail, source)
+
+    def failure(self) -> Drop:
+        """The failure as a step's :class:`Drop` (filed under the step's id and source of the record)."""
         detail = self.detail if not self.raw_text else f"{self.detail} | raw: {self.raw_text[:2000]}"
-        ledger.reject(item_id or self.item_id, self.error, detail, source)
+        return Drop(self.error, detail)
 
 
 def build_requests(

@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 
 from almanac.mirai.cameo import binary_of_quad, relation_name
+from almanac.mirai.recipe import RECIPE
 from almanac.reports import mirai_stats as stats
 from almanac.reports.distributions import summary
 from almanac.reports.funnel import (
@@ -32,13 +33,8 @@ from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
 
 SERIES = ("relations", "quad_classes", "regions", "answers_per_query", "query_dates", "horizon", "funnel")
-FUNNEL = (
-    FunnelStep("gdelt_download", "Download", "files"),
-    FunnelStep("gdelt_ingest", "Ingest", "rows"),
-    FunnelStep("gdelt_clean", "Clean", "events", per_month=False),
-    FunnelStep("gdelt_articles", "Link articles", "URLs", per_month=False),
-    FunnelStep("relation_split", "Sample queries", "day-pair groups"),
-)
+# The recipe's steps, in its order (almanac.mirai.recipe).
+FUNNEL = tuple(FunnelStep(step.stage, step.label, step.unit, step.per_month) for step in RECIPE.funnel())
 TOP_CODES = 20
 TOP_DOMAINS = 20
 SUMMARY_HEADERS = ("Measure", "Count", "Mean", "Median", "P90", "Max")

@@ -14,6 +14,7 @@ import duckdb
 
 from almanac.core.layout import METRICS
 from almanac.events.llm_tasks.replies import EVENT_TOPICS
+from almanac.events.recipe import RECIPE
 from almanac.reports.funnel import (
     FunnelStep,
     funnel_metrics,
@@ -50,16 +51,8 @@ from almanac.reports.styles import get_style, read_split_tables
 from almanac.stats.events import ORIGINS
 
 SERIES = ("split_counts", "topics", "origins", "question_length", "answer_length", "horizon", "funnel")
-FUNNEL = (  # short labels: the funnel figure puts "label (unit)" beside each bar
-    FunnelStep("wiki_ingest", "Wikipedia ingest", "pages", per_month=False),
-    FunnelStep("wcep_ingest", "WCEP ingest", "day pages", per_month=False),
-    FunnelStep("wcep_news", "WCEP news links", "links", per_month=False),
-    FunnelStep("wiki_filter", "Wikipedia filter", "articles", per_month=False),
-    FunnelStep("complex_events", "Event grouping", "documents", per_month=False),
-    FunnelStep("event_timeline", "Timelines", "complex events", per_month=False),
-    FunnelStep("event_tasks", "Task samples", "samples", per_month=False),
-    FunnelStep("event_split", "Split release", "samples", per_month=False),
-)
+# The recipe's steps (almanac.events.recipe); short labels: the figure puts "label (unit)" beside each bar.
+FUNNEL = tuple(FunnelStep(step.stage, step.label, step.unit, step.per_month) for step in RECIPE.funnel())
 
 
 def build_report(scope: ReportScope, metrics_dir: Path = METRICS) -> Report:

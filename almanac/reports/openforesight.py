@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from almanac.foresight.funnel import OPENFORESIGHT_FUNNEL
+from almanac.foresight.recipe import RECIPE
 from almanac.foresight.split import SPLITS
 from almanac.reports import openforesight_stats as stats
 from almanac.reports.distributions import SUMMARY_KEYS
@@ -31,16 +31,16 @@ from almanac.reports.styles import get_style, read_split_tables
 
 STYLE = "openforesight"
 SERIES = ("split_counts", "answer_types", "sources", "question_length", "answer_length", "horizon", "funnel")
-# The Table-1 stages; qgen reads articles and hands on the articles that gave at least one question.
+# The Table-1 stages, from the recipe; qgen reads articles and hands on those that gave a question.
 # Whole-dataset steps say so in their label, since the funnel figure puts them next to one month's steps.
 FUNNEL = tuple(
     FunnelStep(
-        stage.stage,
-        stage.label if stage.per_month else f"{stage.label}, all months",
-        "articles" if stage.produces else "questions",
-        stage.per_month,
+        step.stage,
+        step.label if step.per_month else f"{step.label}, all months",
+        step.unit,
+        step.per_month,
     )
-    for stage in OPENFORESIGHT_FUNNEL
+    for step in RECIPE.funnel()
 )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from almanac.ccnews.records import Unreadable
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step
 from almanac.wcep.days import DayPagesResult, event_row, parse_day_directory, parse_day_pages
 from almanac.wcep.mds import MdsEvent, read_wcep_mds
 from almanac.wiki.dump import Skipped, WikiPage, read_dump
@@ -39,17 +40,18 @@ def ingest_wcep(config: WcepIngestConfig) -> tuple[list[dict[str, Any]], StageLe
             _add_pages(parse_day_pages(_portal_pages(dump, ledger), dump.as_posix()), rows, ledger)
     if config.portal_dir:
         _add_pages(parse_day_directory(Path(config.portal_dir)), rows, ledger)
+    mds = Step(_mds_row, lambda item: content_id(item.source), lambda item: item.source)
     for name in config.mds_files:
-        for item in read_wcep_mds(Path(name), name):
-            ledger.items_in += 1
-            if isinstance(item, MdsEvent):
-                rows.append(event_row(item.event, "wcep_mds", item.source))
-                ledger.items_out += 1
-            else:
-                ledger.reject(content_id(item.source), item.reason, item.detail, item.source)
+        rows.extend(apply_step(read_wcep_mds(Path(name), name), mds, ledger))
     rows.sort(key=lambda row: (row["date"], row["source"], row["story_path"], row["id"]))
     ledger.extra["events"] = len(rows)
     return rows, ledger
+
+
+def _mds_row(item: MdsEvent | Unreadable) -> dict[str, Any] | Drop:
+    if isinstance(item, MdsEvent):
+        return event_row(item.event, "wcep_mds", item.source)
+    return Drop(item.reason, item.detail)
 
 
 def _portal_pages(dump: Path, ledger: StageLedger) -> Iterator[tuple[str, str] | Unreadable]:

@@ -8,6 +8,7 @@ once, its latest revision; the other copies are rejects ``duplicate_page`` (:fun
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -15,9 +16,11 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.ccnews.records import Unreadable
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP
+from almanac.core.step import Drop, Step, apply_step
 from almanac.wiki.dump import MAIN_NAMESPACE, Skipped, WikiPage, read_dump
 from almanac.wiki.sections import WikitextError, split_sections, word_count
 
@@ -63,41 +66,44 @@ def find_dumps(raw_dir: Path) -> list[Path]:
 def ingest_dump(task: DumpTask) -> tuple[list[dict[str, Any]], StageLedger]:
     """One dump file, streamed page by page (a worker's unit of work)."""
     ledger = StageLedger(STAGE)
-    rows: list[dict[str, Any]] = []
-    for item in read_dump(Path(task.path), task.label, namespaces=(MAIN_NAMESPACE,)):
-        if isinstance(item, Skipped):
-            ledger.count("skipped_pages", item.kind)
-            continue
-        ledger.items_in += 1
+
+    def decide(item: WikiPage | Unreadable) -> dict[str, Any] | Drop:
         if not isinstance(item, WikiPage):
-            ledger.reject(content_id(item.source), item.reason, item.detail, item.source)
-            continue
-        page_id = str(item.page_id)
+            return Drop(item.reason, item.detail)
         try:
             sections = split_sections(item.text)
         except WikitextError as error:
-            ledger.reject(page_id, "broken_wikitext", f"{item.title}: {error}"[:2000], item.source)
-            continue
+            return Drop("broken_wikitext", f"{item.title}: {error}"[:2000])
         words = word_count(sections)
         if words < task.min_words:
-            ledger.reject(
-                page_id, "too_short", f"{item.title}: {words} words < {task.min_words}", item.source
-            )
-            continue
-        rows.append(
-            {
-                "page_id": item.page_id,
-                "title": item.title,
-                "revision_id": item.revision_id,
-                "revision_timestamp": item.timestamp,
-                "sections": [{"title": s.title, "level": s.level, "text": s.text} for s in sections],
-                "word_count": words,
-                "source": item.source,
-                "site": item.site,  # not a column: the identity of the page with page_id
-            }
-        )
-        ledger.items_out += 1
+            return Drop("too_short", f"{item.title}: {words} words < {task.min_words}")
+        return {
+            "page_id": item.page_id,
+            "title": item.title,
+            "revision_id": item.revision_id,
+            "revision_timestamp": item.timestamp,
+            "sections": [{"title": s.title, "level": s.level, "text": s.text} for s in sections],
+            "word_count": words,
+            "source": item.source,
+            "site": item.site,  # not a column: the identity of the page with page_id
+        }
+
+    rows = apply_step(_pages(task, ledger), Step(decide, _reject_id, lambda item: item.source), ledger)
     return rows, ledger
+
+
+def _pages(task: DumpTask, ledger: StageLedger) -> Iterator[WikiPage | Unreadable]:
+    """The dump's main-namespace pages; skipped ones (redirects, ...) are tallied by kind, not items."""
+    for item in read_dump(Path(task.path), task.label, namespaces=(MAIN_NAMESPACE,)):
+        if isinstance(item, Skipped):
+            ledger.count("skipped_pages", item.kind)
+        else:
+            yield item
+
+
+def _reject_id(item: WikiPage | Unreadable) -> str:
+    # An unreadable page has no page id: it is filed under its position in the dump.
+    return str(item.page_id) if isinstance(item, WikiPage) else content_id(item.source)
 
 
 def keep_latest_revisions(rows: list[dict[str, Any]], ledger: StageLedger) -> list[dict[str, Any]]:

@@ -1,0 +1,145 @@
+"""Each style's recipe table (almanac/{foresight,events,mirai}/recipe.py) against dvc.yaml, the funnels and README.
+
+The table is the one place a style's stage order is written; these tests fail when dvc.yaml's data deps,
+a funnel or README's stage tables disagree with it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from almanac.core.layout import STAGES, stage_outputs
+from almanac.core.layout.paths import metrics_path
+from almanac.core.recipe import CORPUS, Recipe, Step
+from almanac.events.recipe import RECIPE as OPENFORECAST
+from almanac.foresight.funnel import OPENFORESIGHT_FUNNEL
+from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
+from almanac.mirai.recipe import RECIPE as MIRAI
+from almanac.reports import mirai, openforecast, openforesight
+from tests.test_layout_dvc import DVC, EXPANDED, PRODUCED, _paths, _related
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = (OPENFORESIGHT, OPENFORECAST, MIRAI)
+BY_STYLE = {recipe.style: recipe for recipe in RECIPES}
+
+
+def _producers() -> dict[str, set[str]]:
+    """Stage -> the stages whose outputs its data deps name (over every month of a foreach stage)."""
+    found: dict[str, set[str]] = {}
+    for name, item, definition in EXPANDED:
+        reads = found.setdefault(name, set())
+        for dep in _paths(definition, "deps", item):
+            if dep.startswith(("data/", "reports/")):
+                reads |= {producer for producer, out in PRODUCED if producer != name and _related(dep, out)}
+    return found
+
+
+PRODUCERS = _producers()
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)
+def test_each_step_reads_the_steps_its_table_entry_names(recipe: Recipe) -> None:
+    """dvc.yaml's data deps chain the steps as the table says: the previous step, or the ``after`` list."""
+    wrong = []
+    own = set(recipe.stages)
+    for stage in recipe.stages:
+        reads, expected = PRODUCERS[stage], set(recipe.after(stage))
+        if reads & own != expected:
+            wrong.append(f"{stage}: dvc.yaml reads {sorted(reads & own)}, the table says {sorted(expected)}")
+        if reads - own - set(CORPUS):
+            wrong.append(f"{stage}: reads {sorted(reads - own)}, outside its recipe and the corpus")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)
+def test_every_stage_downstream_of_a_style_is_in_its_table(recipe: Recipe) -> None:
+    steps = set(recipe.stages)
+    downstream = {name for name, reads in PRODUCERS.items() if reads & steps}
+    assert downstream - steps == set(recipe.reports)
+    for report in recipe.reports:
+        assert not PRODUCERS[report] - steps - set(CORPUS), f"{report} reads another style's stages"
+
+
+def test_every_dvc_stage_belongs_to_one_recipe_or_the_corpus() -> None:
+    owners: dict[str, list[str]] = {name: [] for name in DVC}
+    for recipe in RECIPES:
+        for stage in (*recipe.stages, *recipe.reports):
+            owners[stage].append(recipe.style)  # KeyError: the table names a stage dvc.yaml lacks
+    for stage in CORPUS:
+        owners[stage].append("corpus")
+    assert {name: where for name, where in owners.items() if len(where) != 1} == {}
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)
+def test_per_month_and_funnel_flags_match_the_layout(recipe: Recipe) -> None:
+    for step in recipe.steps:
+        assert step.per_month == STAGES[step.stage].per_month, step.stage
+        # The funnel sums stage metrics files, so a step is in it exactly when it writes one.
+        metrics = stage_outputs(step.stage, "2025-01").metrics
+        writes_stage_metrics = metrics_path(step.stage, "2025-01" if step.per_month else None) in metrics
+        assert step.funnel == writes_stage_metrics, step.stage
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)
+def test_reject_owner_modules_exist_and_name_their_stage(recipe: Recipe) -> None:
+    for step in recipe.steps:
+        module = importlib.import_module(step.rejects)
+        declared = {
+            value for name, value in vars(module).items() if name.endswith("STAGE") and isinstance(value, str)
+        }
+        # A module that names its stage in a constant must name this one.
+        assert not declared or step.stage in declared, f"{step.stage}: {step.rejects} declares {declared}"
+
+
+def test_funnels_are_the_recipes_funnel_steps_in_order() -> None:
+    funnel = OPENFORESIGHT.funnel()
+    assert [s.stage for s in OPENFORESIGHT_FUNNEL] == [s.stage for s in funnel]
+    assert [s.label for s in OPENFORESIGHT_FUNNEL] == [s.label for s in funnel]
+    assert OPENFORESIGHT_FUNNEL[0].produces == "candidates"
+    assert OPENFORESIGHT_FUNNEL[0].source_label == "Source articles"
+    for module, recipe in ((openforesight, OPENFORESIGHT), (openforecast, OPENFORECAST), (mirai, MIRAI)):
+        assert [s.stage for s in module.FUNNEL] == [s.stage for s in recipe.funnel()], recipe.style
+        assert [s.unit for s in module.FUNNEL] == [s.unit for s in recipe.funnel()], recipe.style
+        assert [s.per_month for s in module.FUNNEL] == [s.per_month for s in recipe.funnel()], recipe.style
+
+
+def test_a_table_refuses_a_step_reading_a_later_or_repeated_step() -> None:
+    def step(stage: str, after: tuple[str, ...] | None = None) -> Step:
+        return Step(stage=stage, label=stage, does="-", rejects="-", unit="-", after=after)
+
+    with pytest.raises(ValueError, match="not an earlier step"):
+        Recipe("x", (step("a", ("b",)), step("b")))
+    with pytest.raises(ValueError, match="listed twice"):
+        Recipe("x", (step("a"), step("a")))
+    chain = Recipe("x", (step("a", ()), step("b"), step("c", ("a",))))
+    assert [chain.after(s) for s in chain.stages] == [(), ("a",), ("a",)]
+
+
+def _readme_tables() -> list[list[str]]:
+    """Stage names in the first column of each README table, in row order (``name@<month>`` -> name)."""
+    tables: list[list[str]] = []
+    current: list[str] | None = None
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if not line.startswith("|"):
+            current = None
+            continue
+        if current is None:
+            current = []
+            tables.append(current)
+        first = line.split("|")[1]
+        current += [name.split("@")[0] for name in re.findall(r"`([a-z_]+(?:@<month>)?)`", first)]
+    return tables
+
+
+@pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)
+def test_readme_stage_tables_list_the_steps_in_the_table_order(recipe: Recipe) -> None:
+    listing = [[name for name in table if name in recipe.stages] for table in _readme_tables()]
+    listing = [names for names in listing if len(names) >= 2]
+    # Not vacuous: "What runs today" or the style's own section lists at least three of its steps.
+    assert max(map(len, listing), default=0) >= 3, f"README lists too few of {recipe.style}'s steps"
+    for names in listing:
+        assert names == sorted(names, key=recipe.stages.index), names
