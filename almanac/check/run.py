@@ -98,7 +98,10 @@ def _mirai(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         ["date", "subject", "relation", "object", "urls", "num_daily_mentions"],
     )
     articles = root / layout.gdelt_articles()
-    texts = {str(row["url"]) for row in _rows(articles, ["url"])} if articles.exists() else set()
+    if any(row.get("recipe") == "paper" for row in rows):
+        # The paper recipe counts only articles whose cleaned text survived: without the list, say so.
+        _require([articles] if articles.is_file() else [], f"article texts {articles} (mirai.recipe: paper)")
+    texts = {str(row["url"]) for row in _rows(articles, ["url"])} if articles.is_file() else set()
     months = [str(month) for month in params.get("months") or ()]
     return check_mirai(
         rows, recorded_from_quads(quads), months, month, Thresholds.from_params(params), frozenset(texts)

@@ -122,3 +122,29 @@ def test_imported_release_is_checked_without_a_corpus(
     # The repo's own windows put May and July outside the test split.
     assert main(["check", "openforesight", "--splits", "theirs/splits"]) == 1
     assert "resolution_in_split_window" in capsys.readouterr().out
+
+
+def test_paper_queries_without_the_article_list_are_an_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A paper-recipe query is checked against the articles whose text survived; with that file missing
+    # the checker must say what is missing, not report every query as short of articles.
+    day = date(2025, 4, 10)
+    write_rows(
+        project / "data/mirai/queries/2025-04.parquet", [{"query_id": "q", "recipe": "paper", "date": day}]
+    )
+    write_rows(
+        project / "data/gdelt/clean/quads.parquet",
+        [
+            {
+                "date": day,
+                "subject": "USA",
+                "relation": "042",
+                "object": "CHN",
+                "urls": [],
+                "num_daily_mentions": 1,
+            }
+        ],
+    )
+    assert main(["check", "mirai"]) == 1
+    assert "articles.parquet" in capsys.readouterr().err
