@@ -133,7 +133,10 @@ def read_split_tables(
         parts = []
         for path in paths:
             with filesystem.open(path, "rb") as handle:
-                parts.append(pq.read_table(handle))
+                # Not pq.read_table: on a Python file object it leaves reader work on Arrow's thread pool
+                # that may run during interpreter shutdown and abort the process (apache/arrow#33975);
+                # ParquetFile.read finishes all of it before returning.
+                parts.append(pq.ParquetFile(handle).read())
         table = pa.concat_tables(parts, promote_options="default")
         if style.month_column is not None and months is not None:
             table = filter_months(table, style.month_column, months)
