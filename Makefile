@@ -3,7 +3,7 @@ SHELL := /bin/bash
 VENV := .venv
 STAMP := $(VENV)/.almanac-installed
 PYTHON ?= python3
-# Stage commands in dvc.yaml call `python`: make it the project's interpreter.
+# Our own recipes call `python`, `dvc` and `ruff`: the project's. (dvc.yaml stages find .venv themselves.)
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export RAY_USAGE_STATS_ENABLED := 0
 

@@ -1,6 +1,6 @@
 """Every DVC stage's deps cover the project code its stage runs, so editing any of it reruns the stage.
 
-The import closure is computed statically with ``ast``, from ``python -m stages.<name>`` in the stage's cmd:
+The import closure is computed statically with ``ast``, from ``sh stages/python -m stages.<name>`` in the stage's cmd:
 ``import a.b`` and ``from a.b import c`` (``c`` counts when it is a submodule) load ``a/__init__.py``,
 ``a/b/__init__.py`` and the module; imports inside functions count (the stage may call them), imports under
 ``if TYPE_CHECKING:`` do not (they never run). Package data read at import or run time is found where a module
@@ -32,7 +32,7 @@ PROJECT_PACKAGES = ("almanac", "stages")
 FACES = frozenset({"almanac/__init__.py", "stages/__init__.py"})
 # The rule written at the top of dvc.yaml: packages listed file by file; every other package as its folder.
 FILE_LISTED = frozenset({"almanac/gdelt", "almanac/reports"})
-STAGE_CMD = re.compile(r"^python -m (stages\.\w+)(?:\s|$)")
+STAGE_CMD = re.compile(r"^sh stages/python -m (stages\.\w+)(?:\s|$)")
 INTERPOLATION = re.compile(r"\$\{([^}]+)\}")
 
 
@@ -223,7 +223,7 @@ def uncovered() -> dict[str, list[str]]:
     missing: dict[str, list[str]] = {}
     for stage, (cmd, deps) in expanded_stages().items():
         match = STAGE_CMD.match(cmd)
-        assert match, f"{stage}: cmd is not `python -m stages.<name> ...`: {cmd}"
+        assert match, f"{stage}: cmd is not `sh stages/python -m stages.<name> ...`: {cmd}"
         lost = sorted(path for path in closure(match.group(1)) - FACES if not _covered(path, deps))
         if lost:
             missing.setdefault(stage.partition("@")[0], lost)
