@@ -11,16 +11,17 @@ import pytest
 import yaml
 
 from almanac.core.layout import articles_dir, dedup_rejects, ingest_dir, metrics_path
-from tests.support.project import BIN, ROOT, dvc, make_project, output_digests, run
+from tests.support.project import BIN, ROOT, dvc, output_digests, run
 
 pytestmark = pytest.mark.slow
 MONTHS = ["2025-04", "2025-05", "2025-06"]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = make_project(tmp_path_factory.mktemp("dvc") / "project", ray__executor="serial")
-    dvc(["repro"], project)
+def built(sample_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This module's own copy of the sample build (its tests add a month, force reruns, commit)."""
+    project = tmp_path_factory.mktemp("dvc") / "project"
+    shutil.copytree(sample_build, project, symlinks=True)
     return project
 
 

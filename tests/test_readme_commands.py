@@ -1,0 +1,122 @@
+"""Every command README shows runs as written, on a copy of the sample build.
+
+The ```bash blocks are read from README.md and run in order, each as one bash script in a copy of the
+built sample with `.venv` linked to this interpreter's environment (so `.venv/bin/...` means what it
+means in a clone). A command that cannot run here is listed in NOT_RUN with the reason; a new README
+command is run unless someone adds it there, so the list is the whole of what goes untested.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from tests.support.project import ROOT, env
+
+pytestmark = pytest.mark.slow
+
+# Command prefix -> why the test does not run it (it runs elsewhere or needs what no test may use).
+NOT_RUN = {
+    "make repro": "setup is what CI's .ci/run does; its `dvc repro` half is the sample build itself",
+    "make test": "the test suite is what runs this test",
+    "make bench": "benchmarks take minutes at 10x input; `make bench` is their own entry point",
+    "HF_TOKEN=": "pushes to the Hugging Face Hub: needs the network and a token",
+    ".venv/bin/python -m almanac.ccnews.download": "downloads from data.commoncrawl.org (tested on loopback)",
+}
+
+
+def readme_blocks(text: str) -> list[tuple[int, list[str]]]:
+    """(line number, commands) of each ```bash block; a trailing backslash joins lines as in bash."""
+    blocks = []
+    for match in re.finditer(r"^```bash\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL):
+        line = text.count("\n", 0, match.start()) + 1
+        joined = match.group(1).replace("\\\n", " ")
+        blocks.append((line, [command for command in joined.splitlines() if command.strip()]))
+    return blocks
+
+
+def test_readme_blocks_parse() -> None:
+    """The reader sees the README's commands (a broken fence would silently test nothing)."""
+    commands = [command for _, block in readme_blocks((ROOT / "README.md").read_text()) for command in block]
+    assert commands[0].startswith("make repro") and commands[1].startswith("make test")
+    assert any(command.startswith(".venv/bin/almanac check all") for command in commands)
+    assert len(commands) >= 20
+
+
+def commit(project: Path, message: str) -> None:
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "commit", "-qm", message], cwd=project, check=True, capture_output=True, env=git_env()
+    )
+
+
+def git_env() -> dict[str, str]:
+    identity = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org"}
+    return {**os.environ, **identity, "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+
+
+def before_param_change(project: Path) -> None:
+    """Journey 2 says: edit params.yaml, rebuild, commit, compare. The edit is the user's part."""
+    commit(project, "base")
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["relation_split"]["queries_per_month"] = 5
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def before_scoring(project: Path) -> None:
+    """The user's predictions file: one JSON line per query, as the README describes it."""
+    queries = pq.read_table(project / "data/mirai/queries/2025-05.parquet").column("query_id").to_pylist()
+    lines = [json.dumps({"query_id": query_id, "prediction": {"04": ["042"]}}) for query_id in queries]
+    (project / "preds.jsonl").write_text("\n".join(lines) + "\n")
+
+
+# First command of a block -> what the user does before it (README says so in the prose around it).
+BEFORE: dict[str, Callable[[Path], None]] = {
+    '.venv/bin/dvc repro && git commit -am "fewer relation queries"': before_param_change,
+    ".venv/bin/almanac score --queries data/mirai/queries/2025-05.parquet --predictions": before_scoring,
+}
+
+
+def runnable(command: str) -> bool:
+    return not any(command.startswith(prefix) for prefix in NOT_RUN)
+
+
+def test_every_readme_command_runs_as_written(sample_build: Path, tmp_path: Path) -> None:
+    project = tmp_path / "clone"
+    shutil.copytree(sample_build, project, symlinks=True)
+    (project / ".venv").symlink_to(Path(sys.prefix))
+    bare_env = {**env(), **git_env(), "PATH": os.defpath}  # no venv on PATH: `.venv/bin/...` must carry it
+    ran = 0
+    for line, commands in readme_blocks((ROOT / "README.md").read_text()):
+        for first, prepare in BEFORE.items():
+            if commands[0].startswith(first):
+                prepare(project)
+        script = [command if runnable(command) else f": not run: {command[:40]}" for command in commands]
+        # Bare `dvc`/`almanac` blocks follow README's "source .venv/bin/activate" advice.
+        if any(re.match(r"(dvc|almanac|python) ", command) for command in commands):
+            script.insert(0, "source .venv/bin/activate")
+        result = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", "\n".join(script)],
+            cwd=project,
+            env=bare_env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert result.returncode == 0, (
+            f"README.md:{line}: {commands}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
+        ran += sum(map(runnable, commands))
+    assert (project / "publish/openforesight-all/manifest.json").is_file()
+    assert json.loads((project / "report.json").read_text())
+    assert ran >= 15
