@@ -148,14 +148,20 @@ def test_diff_between_commits_that_changed_a_param(built: Path, tmp_path: Path) 
     assert "| reports/mirai/2025-05/metrics.json | queries | 8 | 5 | -3 |" in report
 
 
-def test_forced_rerun_is_byte_identical(built: Path) -> None:
+def test_forced_rerun_is_byte_identical_and_leaves_git_clean(built: Path) -> None:
+    """A rebuild with no input change is no change to commit: no wall-clock time in a tracked file."""
     before = output_digests(built)
     expected = {f"data/articles/{m}.parquet" for m in MONTHS} | {
         f"data/ingest/{m}/rejects.parquet" for m in MONTHS
     }
     assert expected | {"data/dedup/rejects.parquet"} <= set(before)
+    run(["git", "add", "-A"], built)
+    run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "built"], built)
+    tracked = run(["git", "ls-files"], built).stdout.split()
+    assert "dvc.lock" in tracked and any(name.startswith("reports/") for name in tracked)
     dvc(["repro", "--force"], built)
     assert output_digests(built) == before
+    assert run(["git", "status", "--porcelain"], built).stdout == ""
 
 
 def test_single_month_stage_and_adding_a_month(built: Path, tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 COPIED = (
+    ".gitignore",  # what a clone ignores (e.g. untracked stage timings), so `git status` means the same
     "dvc.yaml",
     "params.yaml",
     ".dvcignore",

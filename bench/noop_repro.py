@@ -1,0 +1,105 @@
+"""How long a no-op ``dvc repro`` of the whole DAG takes (``python -m bench.noop_repro [--project DIR]``).
+
+Run it in a built project (after ``make repro``; default: this repository). Every run must be a no-op:
+the benchmark stops if DVC would run a stage. It times, as whole processes, with the obvious alternative
+in the same run:
+
+- ``dvc repro`` as installed: ruamel.yaml with its libyaml parser (``ruamel.yaml.clib``);
+- ``dvc repro`` with ruamel.yaml's pure-Python parser (what DVC used before the clib dependency): the
+  same command with ``ruamel.yaml.main.CParser`` set to None;
+- ``dvc status``, the read-only question ``almanac status --check`` asks.
+
+Most of a no-op run is YAML parsing: dvc.yaml and dvc.lock twice, and params.yaml once per stage that
+declares params. Wall time, user CPU and peak RSS per command (min and median of ``--runs``) are printed
+and written to ``bench/results/noop_repro.json``. The cost grows with the number of stages, not with the
+data, so there is no 10x-data variant: a 10x-month DAG would be the place to look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from almanac.core.io import write_json
+
+RESULTS = Path("bench/results/noop_repro.json")
+PURE_PYTHON_YAML = (
+    "import sys, ruamel.yaml.main as m; m.CParser = None\n"
+    "from dvc.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))"
+)
+
+
+def commands() -> dict[str, list[str]]:
+    dvc = str(Path(sys.executable).with_name("dvc"))
+    return {
+        "dvc repro (libyaml)": [dvc, "repro"],
+        "dvc repro (pure-Python YAML)": [sys.executable, "-c", PURE_PYTHON_YAML, "repro"],
+        "dvc status": [dvc, "status"],
+    }
+
+
+def timed(command: list[str], project: Path) -> tuple[float, float, int, str]:
+    """(wall s, user+sys CPU s, peak RSS KiB, stdout) of one run of ``command`` as its own process."""
+    env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    assert process.stdout is not None
+    output = process.stdout.read().decode()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{output}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, output
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--project", type=Path, default=Path("."), help="a built project (default: .)")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    results: dict[str, Any] = {"runs": args.runs, "stages": _stage_count(args.project), "commands": {}}
+    for name, command in commands().items():
+        walls, cpus, peaks = [], [], []
+        for _ in range(args.runs):
+            wall, cpu, peak, output = timed(command, args.project)
+            if "Running stage" in output:
+                raise SystemExit(f"{name}: not a no-op (a stage ran); run `make repro` first")
+            walls.append(wall)
+            cpus.append(cpu)
+            peaks.append(peak)
+        results["commands"][name] = {
+            "wall_s": {"min": round(min(walls), 3), "median": round(statistics.median(walls), 3)},
+            "cpu_s": {"min": round(min(cpus), 3), "median": round(statistics.median(cpus), 3)},
+            "peak_rss_mib": round(max(peaks) / 1024, 1),
+        }
+        print(
+            f"{name:32s} wall min {min(walls):6.2f} s  median {statistics.median(walls):6.2f} s"
+            f"  cpu median {statistics.median(cpus):6.2f} s  peak {max(peaks) / 1024:6.1f} MiB"
+        )
+    fast = results["commands"]["dvc repro (libyaml)"]["wall_s"]["median"]
+    slow = results["commands"]["dvc repro (pure-Python YAML)"]["wall_s"]["median"]
+    results["speedup_libyaml"] = round(slow / fast, 2)
+    print(f"libyaml speed-up of a no-op repro: {slow / fast:.2f}x ({results['stages']} stages)")
+    write_json(results, RESULTS)
+    return 0
+
+
+def _stage_count(project: Path) -> int:
+    if not (project / "dvc.lock").is_file():
+        raise SystemExit(f"{project}: no dvc.lock; run `make repro` first")
+    return len(yaml.safe_load((project / "dvc.lock").read_text(encoding="utf-8"))["stages"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
