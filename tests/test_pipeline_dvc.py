@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -147,14 +148,36 @@ def test_diff_between_commits_that_changed_a_param(built: Path, tmp_path: Path) 
     assert "| reports/mirai/2025-05/metrics.json | queries | 8 | 5 | -3 |" in report
 
 
+def _metrics_files(project: Path) -> dict[str, str]:
+    return {
+        path.relative_to(project).as_posix(): path.read_text() for path in project.glob("reports/**/*.json")
+    }
+
+
 def test_forced_rerun_is_byte_identical(built: Path) -> None:
     before = output_digests(built)
     expected = {f"data/articles/{m}.parquet" for m in MONTHS} | {
         f"data/ingest/{m}/rejects.parquet" for m in MONTHS
     }
     assert expected | {"data/dedup/rejects.parquet"} <= set(before)
-    dvc(["repro", "--force"], built)
+    metrics_before, lock_before = _metrics_files(built), (built / "dvc.lock").read_text()
+    assert "reports/metrics/dedup.json" in metrics_before
+    result = dvc(["repro", "--force"], built)
     assert output_digests(built) == before
+    # No wall-clock figure in a tracked file: the metrics and the md5s in dvc.lock are the same bytes.
+    assert _metrics_files(built) == metrics_before
+    assert (built / "dvc.lock").read_text() == lock_before
+    # Each stage run ended with its one summary line on stderr and left its seconds in metrics/timings/.
+    ran = [line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")]
+    assert len(ran) > 40
+    for name in ran:
+        label = re.sub(r"_report_all$", "_report@all", name)  # one command, `--month all`
+        summaries = [line for line in result.stderr.splitlines() if line.startswith(f"{label}: ")]
+        assert len(summaries) == 1 and re.search(r" \d+\.\ds$", summaries[0]), (name, summaries)
+        assert (built / "metrics/timings" / f"{label}.json").is_file(), name
+    assert (
+        "metrics/timings" not in run(["git", "status", "--porcelain", "--untracked-files=all"], built).stdout
+    )
 
 
 def test_single_month_stage_and_adding_a_month(built: Path, tmp_path: Path) -> None:

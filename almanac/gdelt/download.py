@@ -324,7 +324,7 @@ def write_manifest(result: MonthDownload, path: Path) -> None:
     write_json(manifest, path)
 
 
-def download_metrics(result: MonthDownload, seconds: float) -> dict[str, Any]:
+def download_metrics(result: MonthDownload) -> dict[str, Any]:
     outcomes = result.outcomes
     by_status = {s: sum(o.status == s for o in outcomes) for s in ("fetched", "copied", "skipped", "failed")}
     reasons: dict[str, int] = {}
@@ -355,7 +355,6 @@ def download_metrics(result: MonthDownload, seconds: float) -> dict[str, Any]:
         "removed_stale": result.removed_stale,
         "files_unlisted": sum(o.listed is False for o in outcomes),
         "local_files_not_placed": dict(sorted(result.unplaced.items())),
-        "seconds": round(seconds, 3),
     }
 
 

@@ -2,7 +2,8 @@
 
 Counters live in one flat mapping ``ledger.extra["llm"]`` with ``<role>.<counter>`` labels so that
 worker ledgers merge by simple addition (see StageLedger.merge). Cost is an estimate from the
-per-million-token prices in params; cache hits cost nothing in this run and are counted apart.
+per-million-token prices in params; cache hits cost nothing in this run and are counted apart. The
+seconds spent go to the ledger's timings (``llm.<role>``), not to the tracked metrics.
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ def record_usage(
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
         "cost_usd": round(cost_usd(role, prompt_tokens, completion_tokens), 6),
-        "seconds": round(seconds, 3),
     }
     if not counters["cached_failures"]:
         del counters["cached_failures"]  # metrics of runs without any stay as they were
     for counter, amount in counters.items():
         add_metric(ledger, f"{name}.{counter}", amount)
+    ledger.add_time(f"{METRICS_KEY}.{name}", seconds)

@@ -106,7 +106,7 @@ def test_wrong_md5_fails_that_file_only_after_retries(
     [failed] = manifest["failed"]
     assert failed["file"] == A_MENTIONS and failed["reason"] == "md5_mismatch"
     assert "gave up after 3 attempts" in failed["detail"] and "!= listed 000" in failed["detail"]
-    metrics = download_metrics(result, 0.0)
+    metrics = download_metrics(result)
     assert (metrics["items_in"], metrics["items_out"], metrics["rejected"]) == (3, 2, 1)
     assert metrics["rejected_by_reason"] == {"md5_mismatch": 1}
     assert [f["file"] for f in metrics["failed"]] == [A_MENTIONS]
@@ -122,7 +122,7 @@ def test_connection_cut_mid_file_resumes_from_the_received_bytes(
     assert (first.status, first.attempts, first.resumed) == ("fetched", 2, True)
     assert [r.range for r in server.requests(f"/gdeltv2/{A_EXPORT}")] == [None, "bytes=1000-"]
     assert (tmp_path / "2025-05" / A_EXPORT).read_bytes() == files[A_EXPORT]
-    assert download_metrics(result, 0.0)["files_resumed"] == 1
+    assert download_metrics(result)["files_resumed"] == 1
 
 
 def test_short_body_is_fetched_again(server: FixtureServer, tmp_path: Path, sleep: SleepRecorder) -> None:

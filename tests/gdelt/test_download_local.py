@@ -58,7 +58,7 @@ def test_local_files_are_taken_without_a_masterfilelist(tmp_path: Path) -> None:
     assert entry["md5"] == md5(b"unzipped 2.0 export\n") and entry["listed"] is False
     assert manifest["masterfilelist"] == ""
     assert set(manifest["local_files_not_placed"]) == {"2005.zip", "notes.txt"}
-    metrics = download_metrics(result, 0.0)
+    metrics = download_metrics(result)
     assert (metrics["items_in"], metrics["files_copied"], metrics["files_unlisted"]) == (4, 4, 4)
     rerun = download_month("2025-05", out, config)
     assert [o.status for o in rerun.outcomes] == ["skipped"] * 4

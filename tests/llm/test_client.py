@@ -15,6 +15,7 @@ from almanac.llm.client import run_requests
 from almanac.llm.transport import LLMFatalError
 from tests.llm.conftest import message, remote_role, requests_for, with_fields
 from tests.support.llm_server import LLMTestServer, Reply
+from tests.support.terminal import fake_terminal
 
 Serve = Callable[..., LLMTestServer]
 
@@ -139,6 +140,23 @@ def test_rerun_makes_zero_requests(serve: Serve, tmp_path: Path) -> None:
         with_fields(role, temperature=0.7), requests_for("again", 2), LLMCache(tmp_path / "llm.sqlite")
     )
     assert server.chat_requests == 12
+
+
+def test_progress_counts_cached_answers_and_time_stays_out_of_the_metrics(
+    serve: Serve, cache: LLMCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = fake_terminal(monkeypatch)
+    server = serve()
+    ledger = StageLedger("qgen")
+    run_requests(remote_role(server), requests_for("bar", 2), cache, ledger)
+    assert "llm generator:   0%|" in terminal.getvalue() and "0/2" in terminal.getvalue()  # none cached yet
+    terminal.truncate(0)
+    terminal.seek(0)
+    # Two of three answers are in the cache: the bar starts at 2 of 3 before the one call is made.
+    run_requests(remote_role(server), requests_for("bar", 3), cache, ledger)
+    assert "llm generator:  67%|" in terminal.getvalue() and "2/3" in terminal.getvalue()
+    assert server.chat_requests == 3
+    assert "generator.seconds" not in ledger.extra["llm"] and set(ledger.timings) == {"llm.generator"}
 
 
 def test_identical_requests_share_one_call(serve: Serve, cache: LLMCache) -> None:
