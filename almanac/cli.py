@@ -81,7 +81,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("--build-missing", action="store_true", help="rebuild a revision not in the DVC cache")
     diff.add_argument("--examples", type=int, default=20, help="example rows per change kind (default 20)")
-    diff.add_argument("--timings", action="store_true", help="also list changed `seconds` metrics")
+    diff.add_argument(
+        "--timings",
+        action="store_true",
+        help="also list the `seconds` metrics that revisions from before metrics/timings/ carry",
+    )
     diff.add_argument("--out", type=Path, help="write the Markdown report here instead of stdout")
     diff.set_defaults(run=_diff)
 

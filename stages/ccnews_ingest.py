@@ -24,7 +24,7 @@ def main() -> int:
     try:
         files = discover_files(Path(config.raw_dir), args.month)
         tasks = [FileTask(str(path), path.as_posix(), kind, config) for path, kind in files]
-        results = parallel_map(ingest_file, tasks, ray_config)
+        results = parallel_map(ingest_file, tasks, ray_config, desc=STAGE, unit="file")
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
         return 1

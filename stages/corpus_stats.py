@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 import time
 
-from almanac.core.io import write_json, write_text
+from almanac.core.io import write_text
 from almanac.core.layout import articles_path, dedup_rejects, ingest_rejects, stats_report
+from almanac.core.metrics import write_metrics
 from almanac.core.params import ccnews_months, months_in_scope
-from almanac.core.stage import parse_stage_args
+from almanac.core.stage import end_stage, parse_stage_args
 from almanac.stats.corpus import corpus_markdown, corpus_statistics
 
 STAGE = "corpus_stats"
@@ -31,8 +32,8 @@ def main() -> int:
         dedup_rejects(),
     )
     write_text(corpus_markdown(stats), stats_report(STAGE))
-    stats["seconds"] = round(time.perf_counter() - started, 3)
-    write_json(stats, stats_report(STAGE, ".json"))
+    write_metrics(stats, stats_report(STAGE, ".json"))
+    end_stage(STAGE, f"{stats['articles']} articles from {stats['sources']} sources described", started)
     return 0
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import sys
 import time
 
-from almanac.core.io import write_json, write_text
+from almanac.core.io import write_text
 from almanac.core.layout import event_splits_dir, metrics_path, plot_file, stats_report, timelines
-from almanac.core.stage import parse_stage_args
+from almanac.core.metrics import write_metrics
+from almanac.core.stage import end_stage, parse_stage_args
 from almanac.stats.events import event_statistics, event_stats_markdown, plot_series
 
 STAGE = "event_stats"
@@ -18,10 +19,12 @@ def main() -> int:
     parse_stage_args(__doc__ or STAGE, per_month=False)
     stats = event_statistics(timelines(), event_splits_dir())
     write_text(event_stats_markdown(stats), stats_report("openforecast_stats"))
-    for name, text in plot_series(stats).items():
+    series = plot_series(stats)
+    for name, text in series.items():
         write_text(text, plot_file(name))
-    stats["seconds"] = round(time.perf_counter() - started, 3)
-    write_json(stats, metrics_path(STAGE))
+    write_metrics(stats, metrics_path(STAGE))
+    complex_events = sum(stats["splits"].get("complex_events", {}).values())
+    end_stage(STAGE, f"{complex_events} complex events described, {len(series)} plot series written", started)
     return 0
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 import time
 
-from almanac.core.io import write_json, write_text
+from almanac.core.io import write_text
 from almanac.core.layout import METRICS, foresight_splits_dir, stats_report
+from almanac.core.metrics import write_metrics
 from almanac.core.params import months_in_scope
-from almanac.core.stage import parse_stage_args
+from almanac.core.stage import end_stage, parse_stage_args
 from almanac.foresight.funnel import (
     OPENFORESIGHT_FUNNEL,
     answer_type_rows,
@@ -30,9 +31,8 @@ def main() -> int:
     answer_types = answer_type_rows(split_files)
     splits = split_rows(split_files)
     write_text(funnel_markdown(funnel, answer_types, splits), stats_report(STAGE))
-    metrics = funnel_metrics(funnel, answer_types, splits)
-    metrics["seconds"] = round(time.perf_counter() - started, 3)
-    write_json(metrics, stats_report(STAGE, ".json"))
+    metrics = write_metrics(funnel_metrics(funnel, answer_types, splits), stats_report(STAGE, ".json"))
+    end_stage(STAGE, f"{len(funnel)} funnel steps, {metrics['final']} questions released", started)
     return 0
 
 

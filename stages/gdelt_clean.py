@@ -39,8 +39,8 @@ def main() -> int:
     )
     write_parquet(result.events, gdelt_clean_events())
     write_parquet(result.quads, gdelt_quads())
-    finish_stage(ledger, started, gdelt_clean_rejects(), metrics_path(STAGE))
     logging.getLogger(STAGE).info("kept %d quads", result.quads.num_rows)
+    finish_stage(ledger, started, gdelt_clean_rejects(), metrics_path(STAGE))
     return 0
 
 

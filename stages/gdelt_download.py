@@ -6,11 +6,17 @@ import sys
 import time
 
 from almanac.core.download import DownloadError
-from almanac.core.io import write_json
 from almanac.core.layout import gdelt_raw_dir, metrics_path
+from almanac.core.metrics import write_metrics
 from almanac.core.params import parse_section
-from almanac.core.stage import parse_stage_args
-from almanac.gdelt.download import STAGE, GdeltDownloadConfig, download_metrics, download_month
+from almanac.core.stage import counts_summary, end_stage, parse_stage_args
+from almanac.gdelt.download import (
+    STAGE,
+    GdeltDownloadConfig,
+    download_metrics,
+    download_month,
+    download_run_counts,
+)
 
 
 def main() -> int:
@@ -24,17 +30,19 @@ def main() -> int:
         what = "the local folder" if config.local_dir else "the masterfilelist"
         print(f"{STAGE}: cannot read {what}: {error}", file=sys.stderr)
         return 1
-    metrics = download_metrics(result, time.perf_counter() - started)
-    write_json(metrics, metrics_path(STAGE, args.month))
+    metrics = write_metrics(download_metrics(result), metrics_path(STAGE, args.month))
+    run_counts = download_run_counts(result)
     print(
-        f"{args.month}: {metrics['items_in']} files selected, {metrics['files_fetched']} fetched,"
-        f" {metrics['files_copied']} copied from the mirror, {metrics['files_skipped']} already verified,"
-        f" {metrics['rejected']} failed"
+        f"{args.month}: {metrics['items_in']} files selected, {run_counts['files_fetched']:.0f} fetched,"
+        f" {run_counts['files_copied']:.0f} copied from the mirror,"
+        f" {run_counts['files_skipped']:.0f} already verified, {metrics['rejected']} failed"
     )
     for failure in metrics["failed"]:
         print(
             f"{STAGE}: FAILED {failure['file']}: {failure['reason']} ({failure['detail']})", file=sys.stderr
         )
+    counts = counts_summary(metrics["items_in"], metrics["items_out"], metrics["rejected_by_reason"])
+    end_stage(STAGE, counts, started, run_counts=run_counts)
     return 1 if metrics["rejected"] else 0
 
 

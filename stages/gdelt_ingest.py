@@ -26,7 +26,7 @@ def main() -> int:
     ray_config = parse_section(RayConfig, params, "ray")
     try:
         tasks = discover_files(gdelt_raw_dir(args.month), config.max_member_bytes)
-        month = combine(parallel_map(ingest_file, tasks, ray_config), files=len(tasks))
+        month = combine(parallel_map(ingest_file, tasks, ray_config, STAGE, "file"), files=len(tasks))
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)
         return 1

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
-from almanac.core.io import write_json, write_text
+from almanac.core.io import write_text
 from almanac.core.layout import (
     gdelt_articles,
     gdelt_clean_events,
@@ -17,8 +18,9 @@ from almanac.core.layout import (
     plot_file,
     stats_report,
 )
+from almanac.core.metrics import write_metrics
 from almanac.core.params import months_in_scope, parse_section
-from almanac.core.stage import parse_stage_args
+from almanac.core.stage import end_stage, parse_stage_args
 from almanac.gdelt.countries import ISO3_REGION
 from almanac.mirai.cameo import load_codebook
 from almanac.stats.gdelt import gdelt_statistics, gdelt_stats_markdown, plot_series
@@ -51,10 +53,13 @@ def main() -> int:
         print(f"{STAGE}: {error}", file=sys.stderr)
         return 1
     write_text(gdelt_stats_markdown(stats, codebook), stats_report("mirai_stats"))
-    for name, text in plot_series(stats).items():
+    series = plot_series(stats)
+    for name, text in series.items():
         write_text(text, plot_file(name))
-    stats["seconds"] = round(time.perf_counter() - started, 3)
-    write_json(stats, metrics_path(STAGE))
+    write_metrics(stats, metrics_path(STAGE))
+    total: dict[str, Any] = next((row for row in stats["counts"] if row["month"] == "total"), {})
+    described = f"{total.get('quads', 0)} quads and {total.get('queries', 0)} queries described"
+    end_stage(STAGE, f"{described}, {len(series)} plot series written", started)
     return 0
 
 

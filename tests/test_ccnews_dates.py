@@ -172,7 +172,7 @@ def test_bad_policy_values_fail_at_start_up() -> None:
 
 def run(path: Path, config: IngestConfig) -> tuple[list[dict[str, object]], dict[str, object]]:
     rows, ledger = ingest_file(FileTask(str(path), path.name, file_kind(path.name), config))
-    return rows, ledger.metrics(0.0)
+    return rows, ledger.metrics()
 
 
 def test_ingest_records_source_and_precision_for_each_kind_of_page(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ REAL_WARCS = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "warc
 
 def run(path: Path, config: IngestConfig = CONFIG) -> tuple[list[dict[str, object]], dict[str, object]]:
     rows, ledger = ingest_file(FileTask(str(path), path.name, file_kind(path.name), config))
-    metrics = ledger.metrics(0.0)  # also asserts items_in == items_out + rejected
+    metrics = ledger.metrics()  # also asserts items_in == items_out + rejected
     metrics["rejects"] = ledger.rejects
     return rows, metrics
 

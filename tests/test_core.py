@@ -84,9 +84,9 @@ def test_ledger_refuses_unbalanced_counts() -> None:
     ledger = StageLedger("s", items_in=3, items_out=1)
     ledger.reject("a", "bad", "detail", "f:1")
     with pytest.raises(AssertionError, match="lost without a reject row"):
-        ledger.metrics(0.0)
+        ledger.metrics()
     ledger.reject("b", "bad", "detail", "f:2")
-    assert ledger.metrics(0.0)["rejected_by_reason"] == {"bad": 2}
+    assert ledger.metrics()["rejected_by_reason"] == {"bad": 2}
 
 
 ROOT = Path(__file__).resolve().parents[1]

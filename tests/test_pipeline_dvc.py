@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -149,7 +150,9 @@ def test_diff_between_commits_that_changed_a_param(built: Path, tmp_path: Path) 
 
 
 def test_forced_rerun_is_byte_identical_and_leaves_git_clean(built: Path) -> None:
-    """A rebuild with no input change is no change to commit: no wall-clock time in a tracked file."""
+    """A rebuild with no input change is no change to commit: no wall-clock time or run-state count in a
+    tracked file (whether an LLM answer came from the cache or a GDELT file was copied goes to the run's
+    untracked record in metrics/timings/, next to its seconds)."""
     before = output_digests(built)
     expected = {f"data/articles/{m}.parquet" for m in MONTHS} | {
         f"data/ingest/{m}/rejects.parquet" for m in MONTHS
@@ -158,10 +161,18 @@ def test_forced_rerun_is_byte_identical_and_leaves_git_clean(built: Path) -> Non
     run(["git", "add", "-A"], built)
     run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "built"], built)
     tracked = run(["git", "ls-files"], built).stdout.split()
-    assert "dvc.lock" in tracked and any(name.startswith("reports/") for name in tracked)
-    dvc(["repro", "--force"], built)
+    assert "dvc.lock" in tracked and "reports/metrics/dedup.json" in tracked
+    result = dvc(["repro", "--force"], built)
     assert output_digests(built) == before
     assert run(["git", "status", "--porcelain"], built).stdout == ""
+    # Each stage run ended with its one summary line on stderr and left its record in metrics/timings/.
+    ran = [line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")]
+    assert len(ran) > 40
+    for name in ran:
+        label = re.sub(r"_report_all$", "_report@all", name)  # one command, `--month all`
+        summaries = [line for line in result.stderr.splitlines() if line.startswith(f"{label}: ")]
+        assert len(summaries) == 1 and re.search(r" \d+\.\ds$", summaries[0]), (name, summaries)
+        assert (built / "metrics/timings" / f"{label}.json").is_file(), name
 
 
 def test_single_month_stage_and_adding_a_month(built: Path, tmp_path: Path) -> None:

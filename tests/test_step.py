@@ -78,4 +78,4 @@ def test_of_first_reads_the_record_of_a_pair() -> None:
 def test_empty_input_counts_nothing() -> None:
     ledger = _ledger()
     assert apply_filter([], _check_even, ledger, str, str) == []
-    assert ledger.metrics(0.0)["items_in"] == 0
+    assert ledger.metrics()["items_in"] == 0

@@ -115,7 +115,8 @@ def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
         assert row is not None
         return row
 
-    rows = apply_step(_items(task, ledger), Step(decide, _reject_id, lambda item: item.source), ledger)
+    step = Step(decide, _reject_id, lambda item: item.source)
+    rows = apply_step(_items(task, ledger), step, ledger, desc=f"{STAGE} {Path(task.label).name}")
     return rows, ledger
 
 

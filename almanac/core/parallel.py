@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from almanac.core.progress import Bar, progress
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -94,14 +96,29 @@ def _cpus() -> str:
     return f"{int(resources.get('CPU', 0))} CPUs"
 
 
-def parallel_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig) -> list[R]:
+def parallel_map(
+    fn: Callable[[T], R], items: Sequence[T], config: RayConfig, desc: str = "", unit: str = "task"
+) -> list[R]:
     """``[fn(item) for item in items]``, spread over Ray workers unless the executor is serial.
 
     A single item also runs in-process: there is nothing to parallelise, and starting Ray would
-    cost seconds (the results are the same either way).
+    cost seconds (the results are the same either way). A progress bar (``desc``, default the function's
+    name) counts finished items in this process; Ray workers draw none (their stderr is no TTY).
     """
+    bar: Bar[None] = progress(desc=desc or fn.__name__.lstrip("_"), unit=unit, total=len(items))
+    try:
+        return _map(fn, items, config, bar)
+    finally:
+        bar.close()
+
+
+def _map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: Bar[None]) -> list[R]:
     if config.executor == "serial" or len(items) <= 1:
-        return [fn(item) for item in items]
+        local: list[R] = []
+        for item in items:
+            local.append(fn(item))
+            bar.update()
+        return local
     import ray
 
     init_ray(config)
@@ -119,4 +136,5 @@ def parallel_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig) ->
         done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:
             results[pending.pop(ref)] = ray.get(ref)
+            bar.update()
     return results

@@ -29,13 +29,21 @@ class Reject:
 
 @dataclass
 class StageLedger:
-    """Counts what a stage read, kept and dropped (with reasons), plus free-form extra metrics."""
+    """Counts what a stage read, kept and dropped (with reasons), plus free-form extra metrics.
+
+    ``timings`` holds wall-clock seconds of parts of the work (e.g. ``llm.generator``) and ``run_counts``
+    what this run did rather than what the data is (LLM answers found in the cache vs asked, HTTP
+    attempts): both go to the stage's untracked record in metrics/timings/, never into the tracked
+    metrics, so a rebuild with no input change leaves every tracked file as it was.
+    """
 
     stage: str
     items_in: int = 0
     items_out: int = 0
     rejects: list[Reject] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    run_counts: dict[str, float] = field(default_factory=dict)
 
     def reject(
         self, item_id: str, reason: str, detail: str, source: str, related_id: str | None = None
@@ -56,6 +64,18 @@ class StageLedger:
                 self.extra[key] = self.extra.get(key, 0) + value
             else:
                 raise TypeError(f"cannot merge extra metric {key!r} of type {type(value).__name__}")
+        for label, seconds in other.timings.items():
+            self.add_time(label, seconds)
+        for label, amount in other.run_counts.items():
+            self.add_run_count(label, amount)
+
+    def add_time(self, label: str, seconds: float) -> None:
+        """Add wall-clock ``seconds`` spent on ``label`` (kept out of the metrics)."""
+        self.timings[label] = self.timings.get(label, 0.0) + seconds
+
+    def add_run_count(self, label: str, amount: float) -> None:
+        """Add to a count of this run's own work (kept out of the metrics; see the class docstring)."""
+        self.run_counts[label] = self.run_counts.get(label, 0) + amount
 
     def count(self, key: str, label: str, amount: int = 1) -> None:
         """Increment ``extra[key][label]``: for tallies that are not items (e.g. skipped WARC types)."""
@@ -77,7 +97,7 @@ class StageLedger:
                 f" + rejected={self.rejected}; some item was lost without a reject row"
             )
 
-    def metrics(self, seconds: float) -> dict[str, Any]:
+    def metrics(self) -> dict[str, Any]:
         self.check_balance()
         return {
             "stage": self.stage,
@@ -85,7 +105,6 @@ class StageLedger:
             "items_out": self.items_out,
             "rejected": self.rejected,
             "rejected_by_reason": self.rejected_by_reason,
-            "seconds": round(seconds, 3),
             **self.extra,
         }
 

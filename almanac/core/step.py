@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
 
 R = TypeVar("R")
@@ -42,10 +43,15 @@ class Step(Generic[R, T]):
     source: Callable[[R], str]
 
 
-def apply_step(records: Iterable[R], step: Step[R, T], ledger: StageLedger) -> list[T]:
-    """Run ``step`` over ``records`` in order: each record is counted in, then kept or rejected."""
+def apply_step(
+    records: Iterable[R], step: Step[R, T], ledger: StageLedger, desc: str | None = None
+) -> list[T]:
+    """Run ``step`` over ``records`` in order: each record is counted in, then kept or rejected.
+
+    A progress bar (``desc``, default the stage name) counts the records while a TTY watches.
+    """
     kept: list[T] = []
-    for record in records:
+    for record in progress(records, desc=desc or ledger.stage, unit="record"):
         ledger.items_in += 1
         outcome = step.decide(record)
         if isinstance(outcome, Drop):

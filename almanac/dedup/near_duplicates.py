@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig, parallel_map
+from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
 from almanac.dedup.cluster import Duplicate, resolve_clusters
 from almanac.dedup.lsh import candidate_pairs
@@ -64,7 +65,8 @@ def find_near_duplicates(
     """
     step = config.docs_per_task
     chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
-    signed = parallel_map(_sign, [_SignTask(chunk, config.minhash) for chunk in chunks], ray_config)
+    tasks = [_SignTask(chunk, config.minhash) for chunk in chunks]
+    signed = parallel_map(_sign, tasks, ray_config, desc="minhash signatures", unit="chunk")
     sigs = np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
     candidates = candidate_pairs(sigs, config.bands, config.rows)
     verified = _verify(candidates, texts, config)
@@ -155,7 +157,7 @@ def _verify(
         return cache[index]
 
     verified = []
-    for left, right in candidates:
+    for left, right in progress(candidates, desc="jaccard of candidate pairs", unit="pair"):
         similarity = jaccard(shingle_set(left), shingle_set(right))
         if similarity >= config.threshold:
             verified.append((left, right, similarity))

@@ -30,6 +30,7 @@ from typing import Any, Final
 import pyarrow as pa
 
 from almanac.core.ids import content_id
+from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
 from almanac.gdelt.doc_quality import load_flagged_words, measure
@@ -145,7 +146,7 @@ def link_articles(
         if config.fetch and fetcher is None:
             fetcher = stack.enter_context(Fetcher(config.news_config()))
         active = fetcher if config.fetch else None
-        for url in distinct:
+        for url in progress(distinct, desc=STAGE, unit="url"):
             article = found.get(match_key(url)) or _other_sources(url, archive, active, ledger)
             if article is None:
                 continue  # rejected by _other_sources

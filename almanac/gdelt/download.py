@@ -324,9 +324,11 @@ def write_manifest(result: MonthDownload, path: Path) -> None:
     write_json(manifest, path)
 
 
-def download_metrics(result: MonthDownload, seconds: float) -> dict[str, Any]:
+def download_metrics(result: MonthDownload) -> dict[str, Any]:
+    """Tracked metrics: which files the month has and which failed, the same on every run. How this run
+    got them (fetched, copied, found verified, resumed, attempts) is :func:`download_run_counts`."""
     outcomes = result.outcomes
-    by_status = {s: sum(o.status == s for o in outcomes) for s in ("fetched", "copied", "skipped", "failed")}
+    failed = sum(o.status == "failed" for o in outcomes)
     reasons: dict[str, int] = {}
     for outcome in result.failed:
         reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
@@ -334,16 +336,13 @@ def download_metrics(result: MonthDownload, seconds: float) -> dict[str, Any]:
         "stage": STAGE,
         "month": result.month,
         "items_in": len(outcomes),
-        "items_out": len(outcomes) - by_status["failed"],
-        "rejected": by_status["failed"],
+        "items_out": len(outcomes) - failed,
+        "rejected": failed,
         "rejected_by_reason": dict(sorted(reasons.items())),
         "failed": [
             {"file": o.file.name, "reason": o.reason, "detail": o.detail}
             for o in sorted(result.failed, key=lambda o: o.file.name)
         ],
-        **{f"files_{status}": count for status, count in by_status.items()},
-        "files_resumed": sum(o.resumed for o in outcomes),
-        "http_attempts": sum(o.attempts for o in outcomes),
         "bytes": sum(o.file.size for o in outcomes if o.status != "failed"),
         "files_by_kind": {
             kind: sum(o.file.kind == kind for o in outcomes) for kind in ("export", "mentions")
@@ -352,11 +351,22 @@ def download_metrics(result: MonthDownload, seconds: float) -> dict[str, Any]:
         "masterfilelist_files": result.masterlist_files,
         "masterfilelist_problems": len(result.masterlist_problems),
         "masterfilelist_problems_this_month": len(month_problems(result.masterlist_problems, result.month)),
-        "removed_stale": result.removed_stale,
         "files_unlisted": sum(o.listed is False for o in outcomes),
         "local_files_not_placed": dict(sorted(result.unplaced.items())),
-        "seconds": round(seconds, 3),
     }
+
+
+def download_run_counts(result: MonthDownload) -> dict[str, float]:
+    """What this run did to have the files (a rerun finds them verified in place): the run record."""
+    outcomes = result.outcomes
+    counts: dict[str, float] = {
+        f"files_{status}": sum(o.status == status for o in outcomes)
+        for status in ("fetched", "copied", "skipped")
+    }
+    counts["files_resumed"] = sum(o.resumed for o in outcomes)
+    counts["http_attempts"] = sum(o.attempts for o in outcomes)
+    counts["removed_stale"] = len(result.removed_stale)
+    return counts
 
 
 def _remove_stale(month_dir: Path, wanted: set[str]) -> list[str]:

@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
+from almanac.core.progress import Bar, progress
 from almanac.core.rejects import StageLedger
 from almanac.llm.accounting import record_usage
 from almanac.llm.batch import run_batch
@@ -44,19 +45,32 @@ async def arun_requests(
     hits = cache.get_many(keys)
     failed_before = cache.get_failures(key for key in keys if key not in hits)
     misses: dict[str, LLMRequest] = {}
+    sharing = Counter[str]()  # requests answered by each call: identical requests share one
     for request, key in zip(requests, keys, strict=True):
         if key not in hits and key not in failed_before:
-            misses.setdefault(key, request)  # identical requests share one call
+            misses.setdefault(key, request)
+            sharing[key] += 1
     started = time.monotonic()
     outcomes: dict[str, CallOutcome] = {}
-    if misses:
-        if role.backend == "offline":
-            outcomes = _run_offline(role, misses, cache)
-        elif role.batch:
-            outcomes = await run_batch(role, misses, cache)
-        else:
-            outcomes = await _run_live(role, misses, cache)
-        stop_if_too_many_failed(role, outcomes.values(), len(misses))
+    # The bar counts requests; those the cache answers are done before the first call.
+    cached = len(requests) - sum(sharing.values())
+    bar: Bar[None] = progress(desc=f"llm {role.name}", unit="request", total=len(requests), initial=cached)
+    try:
+        if misses:
+
+            def answered(key: str) -> None:
+                bar.update(sharing[key])
+
+            if role.backend == "offline":
+                outcomes = _run_offline(role, misses, cache, answered)
+            elif role.batch:
+                outcomes = await run_batch(role, misses, cache)  # all at once, when the batch is done
+                bar.update(sum(sharing.values()))
+            else:
+                outcomes = await _run_live(role, misses, cache, answered)
+            stop_if_too_many_failed(role, outcomes.values(), len(misses))
+    finally:
+        bar.close()
     results = [
         _result(role, request, key, hits, failed_before, outcomes)
         for request, key in zip(requests, keys, strict=True)
@@ -150,18 +164,19 @@ def _store(cache: LLMCache, role: RoleConfig, key: str, request: LLMRequest, out
 
 
 def _run_offline(
-    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache
+    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache, answered: Callable[[str], None]
 ) -> dict[str, CallOutcome]:
     outcomes: dict[str, CallOutcome] = {}
     for key, request in misses.items():
         text = run_offline(request.task, request.variables, role.model)
         outcomes[key] = CallOutcome(text, 0, 0, 1)
         _store(cache, role, key, request, outcomes[key])
+        answered(key)
     return outcomes
 
 
 async def _run_live(
-    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache
+    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache, answered: Callable[[str], None]
 ) -> dict[str, CallOutcome]:
     limiter = RateLimiter(role.requests_per_minute, role.tokens_per_minute)
     queue = list(misses.items())
@@ -179,6 +194,7 @@ async def _run_live(
                 # Committed at once: a kill -9 loses only the calls still in flight.
                 _store(cache, role, key, request, outcome)
                 outcomes[key] = outcome
+                answered(key)
                 failed += outcome.kind == TRANSPORT
                 if failed > allowed:
                     # Stop now: a dead endpoint would otherwise cost every call its full retry budget.

@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 from tqdm import tqdm
 
+from almanac.core.metrics import is_timing_key
 from almanac.reports.revisions import RevisionReader, ValueChange, params_and_metrics
 from almanac.reports.styles import STYLES, DatasetStyle, TableKey, get_style
 from almanac.stats.markdown import markdown_table
@@ -271,16 +272,20 @@ def _table_section(table: TableDiff) -> list[str]:
     return lines
 
 
-def is_timing(key: str) -> bool:
-    return key == "seconds" or key.endswith(".seconds")
+def shown_metrics(metrics: Sequence[ValueChange], timings: bool) -> list[ValueChange]:
+    """The metric changes to list: without ``timings``, none of the wall-clock ``seconds`` keys.
+
+    Metrics hold no time since timings moved to the untracked ``metrics/timings/``; revisions from before
+    still carry ``seconds`` (and ``<role>.seconds`` of LLM stages), so against them every such key differs
+    (or is only in the old version). They are read as any key, and folded into one line unless asked for.
+    """
+    return [change for change in metrics if timings or not is_timing_key(change.key)]
 
 
 def _metrics_section(metrics: Sequence[ValueChange], timings: bool) -> list[str]:
-    if not metrics:
-        return ["No metric differs."]
-    # Wall-clock seconds differ on every rerun; listing them would bury the counts that matter.
-    skipped = 0 if timings else sum(is_timing(c.key) for c in metrics)
-    metrics = [c for c in metrics if timings or not is_timing(c.key)]
+    shown = shown_metrics(metrics, timings)
+    skipped = len(metrics) - len(shown)
+    metrics = shown
     # A metrics file whose every listed key is on one side only (a new stage or month) gets one line.
     by_path: dict[str, list[ValueChange]] = {}
     for change in metrics:
@@ -295,9 +300,12 @@ def _metrics_section(metrics: Sequence[ValueChange], timings: bool) -> list[str]
         rows.extend([path, c.key, _value(c.old), _value(c.new), _value(c.change, "")] for c in changes)
     if rows:
         lines[:0] = [markdown_table(["file", "key", "old", "new", "change"], rows), ""]
+    if not metrics:
+        lines.append("No metric differs.")
     if skipped:
         lines.append(
-            f"- {skipped} timing key(s) (`seconds`) also differ; `almanac diff --timings` lists them."
+            f"- {skipped} timing key(s) (`seconds`, written by revisions from before timings left the"
+            " metrics) also differ; `almanac diff --timings` lists them."
         )
     return lines
 
@@ -328,7 +336,8 @@ def render_markdown(diff: VersionDiff, timings: bool = False) -> str:
         lines.append(markdown_table(["file", "key", "old", "new"], rows))
     else:
         lines.append("No param differs.")
-    lines += ["", f"## Metrics ({len(diff.metrics)} differ)", "", *_metrics_section(diff.metrics, timings)]
+    listed = len(shown_metrics(diff.metrics, timings))
+    lines += ["", f"## Metrics ({listed} differ)", "", *_metrics_section(diff.metrics, timings)]
     lines.append("")
     for table in diff.tables:
         if table.differs or table.duplicates_a or table.duplicates_b:

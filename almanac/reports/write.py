@@ -6,7 +6,8 @@ import csv
 import io
 from pathlib import Path
 
-from almanac.core.io import write_json, write_text
+from almanac.core.io import write_text
+from almanac.core.metrics import write_metrics
 from almanac.reports.figures import render_figure
 from almanac.reports.model import Report, Series, Table
 from almanac.stats.markdown import markdown_table
@@ -16,7 +17,7 @@ def write_report(report: Report, folder: str | Path, figures: bool = True) -> li
     """Every file of the report under ``folder``; returns the paths written, in a fixed order."""
     root = Path(folder)
     written = [root / "metrics.json", root / "report.md"]
-    write_json(report.metrics, written[0])
+    write_metrics(report.metrics, written[0])
     write_text(report_markdown(report), written[1])
     for series in report.series:
         csv_path = root / "plots" / f"{series.name}.csv"

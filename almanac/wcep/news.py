@@ -29,6 +29,7 @@ from requests.exceptions import ChunkedEncodingError
 from almanac.ccnews.extract import decode_html, detect_language, extract_article
 from almanac.core.download import DownloadConfig, Sleep, backoff_delay, parse_retry_after
 from almanac.core.ids import canonical_url, content_id
+from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
 
@@ -353,7 +354,7 @@ def resolve_event_sources(
         if config.fetch and fetcher is None:
             fetcher = stack.enter_context(Fetcher(config))
         active = fetcher if config.fetch else None
-        for event_id, url in pairs:
+        for event_id, url in progress(pairs, desc="wcep_news", unit="link"):
             found: dict[str, Any] | FetchResult | None = articles.get(match_key(url))
             if found is None and active is not None:
                 if url not in fetched:

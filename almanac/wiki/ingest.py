@@ -88,7 +88,8 @@ def ingest_dump(task: DumpTask) -> tuple[list[dict[str, Any]], StageLedger]:
             "site": item.site,  # not a column: the identity of the page with page_id
         }
 
-    rows = apply_step(_pages(task, ledger), Step(decide, _reject_id, lambda item: item.source), ledger)
+    step = Step(decide, _reject_id, lambda item: item.source)
+    rows = apply_step(_pages(task, ledger), step, ledger, desc=f"{STAGE} {Path(task.label).name}")
     return rows, ledger
 
 

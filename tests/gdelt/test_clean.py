@@ -349,7 +349,7 @@ def test_funnel_counts_each_rule_in_order() -> None:
         "sanity:event_code": 3,
         "mention_threshold": 2,
     }
-    metrics = ledger.metrics(0.0)
+    metrics = ledger.metrics()
     assert (metrics["items_in"], metrics["items_out"], metrics["rejected"]) == (7, 2, 5)
     assert metrics["rejected_by_reason"] == {
         "below_mention_threshold": 1,
@@ -439,7 +439,7 @@ def test_table_ledger_merges_row_and_table_rejects() -> None:
     ]
     ledger.reject_table(table_from_rows([{**row, "related_id": None} for row in rows], REJECT_SCHEMA))
     assert [row["source"] for row in ledger.rejects_table().to_pylist()] == ["a.CSV:5", "b.CSV:1", "b.CSV:2"]
-    metrics = ledger.metrics(0.0)
+    metrics = ledger.metrics()
     assert metrics["rejected"] == 3
     assert metrics["rejected_by_reason"] == {"missing_country": 2, "same_country": 1}
     ledger.items_in = 5

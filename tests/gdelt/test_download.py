@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from almanac.core.io import read_json
-from almanac.gdelt.download import GdeltDownloadConfig, download_metrics, download_month
+from almanac.gdelt.download import GdeltDownloadConfig, download_metrics, download_month, download_run_counts
 from tests.support.downloads import SleepRecorder, put, server, sleep
 from tests.support.http_fixture_server import FixtureServer
 
@@ -106,7 +106,7 @@ def test_wrong_md5_fails_that_file_only_after_retries(
     [failed] = manifest["failed"]
     assert failed["file"] == A_MENTIONS and failed["reason"] == "md5_mismatch"
     assert "gave up after 3 attempts" in failed["detail"] and "!= listed 000" in failed["detail"]
-    metrics = download_metrics(result, 0.0)
+    metrics = download_metrics(result)
     assert (metrics["items_in"], metrics["items_out"], metrics["rejected"]) == (3, 2, 1)
     assert metrics["rejected_by_reason"] == {"md5_mismatch": 1}
     assert [f["file"] for f in metrics["failed"]] == [A_MENTIONS]
@@ -122,7 +122,8 @@ def test_connection_cut_mid_file_resumes_from_the_received_bytes(
     assert (first.status, first.attempts, first.resumed) == ("fetched", 2, True)
     assert [r.range for r in server.requests(f"/gdeltv2/{A_EXPORT}")] == [None, "bytes=1000-"]
     assert (tmp_path / "2025-05" / A_EXPORT).read_bytes() == files[A_EXPORT]
-    assert download_metrics(result, 0.0)["files_resumed"] == 1
+    assert download_run_counts(result)["files_resumed"] == 1
+    assert "files_resumed" not in download_metrics(result)  # how this run got the file is not tracked
 
 
 def test_short_body_is_fetched_again(server: FixtureServer, tmp_path: Path, sleep: SleepRecorder) -> None:
@@ -223,6 +224,7 @@ def test_stage_exits_non_zero_naming_the_failed_file(
     assert gdelt_download.main() == 1
     assert f"FAILED {B_EXPORT}: md5_mismatch" in capsys.readouterr().err
     metrics = json.loads((tmp_path / "reports/metrics/gdelt_download/2025-05.json").read_text())
-    assert metrics["failed"][0]["file"] == B_EXPORT and metrics["files_copied"] == 2
+    run_record = json.loads((tmp_path / "metrics/timings/gdelt_download@2025-05.json").read_text())
+    assert metrics["failed"][0]["file"] == B_EXPORT and run_record["run"]["files_copied"] == 2
     assert (tmp_path / "data/gdelt/raw/2025-05" / A_EXPORT).exists()
     assert not (tmp_path / "data/gdelt/raw/2025-05" / B_EXPORT).exists()

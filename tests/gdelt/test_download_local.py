@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from almanac.core.io import read_json
-from almanac.gdelt.download import download_metrics, download_month, local_file_slot
+from almanac.gdelt.download import download_metrics, download_month, download_run_counts, local_file_slot
 from tests.gdelt.test_download import FAST, fixture_zip, md5
 from tests.gdelt.test_ingest import REALDATA, V1_FIELDS, needs_realdata
 
@@ -58,8 +58,9 @@ def test_local_files_are_taken_without_a_masterfilelist(tmp_path: Path) -> None:
     assert entry["md5"] == md5(b"unzipped 2.0 export\n") and entry["listed"] is False
     assert manifest["masterfilelist"] == ""
     assert set(manifest["local_files_not_placed"]) == {"2005.zip", "notes.txt"}
-    metrics = download_metrics(result, 0.0)
-    assert (metrics["items_in"], metrics["files_copied"], metrics["files_unlisted"]) == (4, 4, 4)
+    metrics = download_metrics(result)
+    assert (metrics["items_in"], metrics["files_unlisted"]) == (4, 4)
+    assert download_run_counts(result)["files_copied"] == 4
     rerun = download_month("2025-05", out, config)
     assert [o.status for o in rerun.outcomes] == ["skipped"] * 4
     # Mentions switched off: the copied mentions file goes, the user's own file stays.

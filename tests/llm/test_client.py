@@ -15,6 +15,7 @@ from almanac.llm.client import run_requests
 from almanac.llm.transport import LLMFatalError
 from tests.llm.conftest import message, remote_role, requests_for, with_fields
 from tests.support.llm_server import LLMTestServer, Reply
+from tests.support.terminal import fake_terminal
 
 Serve = Callable[..., LLMTestServer]
 
@@ -47,8 +48,9 @@ def test_transient_failures_are_retried_until_success(serve: Serve, cache: LLMCa
     assert results[1].text == "answer to retry item 1;"
     assert [server.count(message("retry", i)) for i in range(3)] == [3, 3, 3]
     assert all(r.attempts == 3 for r in results)
-    assert ledger.extra["llm"]["generator.retries"] == 6
-    assert ledger.extra["llm"]["generator.http_attempts"] == 9
+    assert ledger.run_counts["llm.generator.retries"] == 6
+    assert ledger.run_counts["llm.generator.http_attempts"] == 9
+    assert "generator.retries" not in ledger.extra["llm"]  # this run's work, not the data: untracked
 
 
 def test_timeout_is_retried(serve: Serve, cache: LLMCache) -> None:
@@ -92,7 +94,8 @@ def test_retry_budget_exhaustion_becomes_a_reject_row(serve: Serve, cache: LLMCa
     ledger.check_balance()
     rows = ledger.rejects_table().to_pylist()
     assert [(row["id"], row["reason"]) for row in rows] == [("budget-1", "llm_retries_exhausted")]
-    assert ledger.extra["llm"]["generator.failed"] == 1
+    assert ledger.extra["llm"]["generator.refused"] == 1
+    assert ledger.run_counts["llm.generator.failed_calls"] == 1
     assert len(cache) == 2  # the failure is not cached, so a later run asks again
     # The rerun sends only that one call; it fails again, which a share of 1.0 tolerates.
     run_requests(with_fields(role, max_retries=0, max_failed_share=1.0), requests_for("budget", 3), cache)
@@ -124,21 +127,33 @@ def test_rerun_makes_zero_requests(serve: Serve, tmp_path: Path) -> None:
         second = run_requests(role, requests_for("again", 10), cache, second_ledger)
     assert server.chat_requests == 10
     assert [r.text for r in second] == [r.text for r in first] and all(r.cached for r in second)
-    metrics = second_ledger.extra["llm"]
-    assert (
-        metrics["generator.cache_hits"],
-        metrics["generator.cache_misses"],
-        metrics["generator.cost_usd"],
-    ) == (
-        10,
-        0,
-        0.0,
-    )
+    run = second_ledger.run_counts
+    assert (run["llm.generator.cache_hits"], run["llm.generator.cache_misses"]) == (10, 0)
+    assert run["llm.generator.spent_cost_usd"] == 0.0  # nothing was paid for this time
+    # The tracked metrics describe the answers, not the run: the same bytes cold or warm.
+    assert second_ledger.extra["llm"] == first_ledger.extra["llm"]
     # A change of sampling parameters is a different question: it must miss.
     run_requests(
         with_fields(role, temperature=0.7), requests_for("again", 2), LLMCache(tmp_path / "llm.sqlite")
     )
     assert server.chat_requests == 12
+
+
+def test_progress_counts_cached_answers_and_time_stays_out_of_the_metrics(
+    serve: Serve, cache: LLMCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = fake_terminal(monkeypatch)
+    server = serve()
+    ledger = StageLedger("qgen")
+    run_requests(remote_role(server), requests_for("bar", 2), cache, ledger)
+    assert "llm generator:   0%|" in terminal.getvalue() and "0/2" in terminal.getvalue()  # none cached yet
+    terminal.truncate(0)
+    terminal.seek(0)
+    # Two of three answers are in the cache: the bar starts at 2 of 3 before the one call is made.
+    run_requests(remote_role(server), requests_for("bar", 3), cache, ledger)
+    assert "llm generator:  67%|" in terminal.getvalue() and "2/3" in terminal.getvalue()
+    assert server.chat_requests == 3
+    assert "generator.seconds" not in ledger.extra["llm"] and set(ledger.timings) == {"llm.generator"}
 
 
 def test_identical_requests_share_one_call(serve: Serve, cache: LLMCache) -> None:

@@ -198,9 +198,10 @@ def test_content_failures_are_cached_transport_failures_are_asked_again(serve: S
         ("llm_http_400", True),
     ]
     assert "unreadable completion body" in second[1].detail and "context too long" in second[4].detail
-    metrics = ledger.extra["llm"]
-    assert (metrics["generator.cache_hits"], metrics["generator.cached_failures"]) == (1, 3)
-    assert (metrics["generator.cache_misses"], metrics["generator.calls"]) == (1, 1)
+    run = ledger.run_counts
+    assert (run["llm.generator.cache_hits"], run["llm.generator.cached_failures"]) == (1, 3)
+    assert (run["llm.generator.cache_misses"], run["llm.generator.calls"]) == (1, 1)
+    assert ledger.extra["llm"]["generator.refused"] == 4  # three cached failures and one asked again
     with LLMCache(tmp_path / "llm.sqlite") as cache:
         assert cache.forget_failures("echo") == 3
         run_requests(with_fields(role, max_retries=0), requests_for("mix", 5), cache)

@@ -73,7 +73,7 @@ def test_key_is_used_but_never_written(
     ledger.items_in, ledger.items_out = 5, 2
     write_parquet(ledger.rejects_table(), tmp_path / "out" / "rejects.parquet")
     write_json(
-        ledger.metrics(1.0) | {"details": [r.detail for r in ledger.rejects]}, tmp_path / "out" / "m.json"
+        ledger.metrics() | {"details": [r.detail for r in ledger.rejects]}, tmp_path / "out" / "m.json"
     )
     assert "upstream failed" in (tmp_path / "out" / "m.json").read_text()  # the detail itself is kept
 

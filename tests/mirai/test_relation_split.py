@@ -177,7 +177,7 @@ def test_relaxed_thresholds_apply_to_the_group() -> None:
         "(2025-05-02, FRA, ?, DEU)",
     ]
     assert _reasons(ledger) == {"RUS": "group_too_few_mentions", "EGY": "group_too_few_urls"}
-    metrics = ledger.metrics(0.0)
+    metrics = ledger.metrics()
     assert metrics["items_in"] == 4 and metrics["items_out"] == 2
     assert metrics["rejected_by_reason"] == {"group_too_few_mentions": 1, "group_too_few_urls": 1}
     assert metrics["thresholds"]["applied_to"] == "group"
@@ -192,7 +192,7 @@ def test_paper_thresholds_apply_to_each_event() -> None:
         "RUS": "event_too_few_mentions",
         "EGY": "event_too_few_articles",
     }
-    metrics = ledger.metrics(0.0)
+    metrics = ledger.metrics()
     assert metrics["items_in"] == 4 and metrics["items_out"] == 1
     assert metrics["rejected_by_reason"] == {"event_too_few_articles": 1, "event_too_few_mentions": 2}
     assert metrics["thresholds"] == {
@@ -256,7 +256,7 @@ def test_paper_steps_add_up() -> None:
     ]
     assert [step["rule"] for step in ledger.extra["rules"]] == [rule.reason for rule in rules_of(PAPER)]
     assert ledger.extra["test_events"] == 3 and ledger.extra["candidates"] == 3
-    metrics = ledger.metrics(0.0)  # checks items_in == items_out + rejected itself; restated here
+    metrics = ledger.metrics()  # checks items_in == items_out + rejected itself; restated here
     assert metrics["items_in"] == 7 + 1 == metrics["items_out"] + metrics["rejected"]
     assert metrics["items_out"] == queries.num_rows == 2
     assert metrics["rejected_by_reason"] == {
@@ -289,7 +289,7 @@ def test_relaxed_steps_add_up() -> None:
     # whichever groups were sampled, their events and the unsampled ones' make up the 8
     sampled_events = sum(len(row["test_relations"]) for row in queries.to_pylist())
     assert sampled_events + steps[3]["events_removed"] == ledger.extra["test_events"] == 8
-    metrics = ledger.metrics(0.0)
+    metrics = ledger.metrics()
     assert metrics["items_in"] == 8 == metrics["items_out"] + metrics["rejected"]
     assert metrics["rejected_by_reason"] == {
         "group_too_few_mentions": 1,
@@ -311,7 +311,7 @@ def test_a_month_without_quads_gives_an_empty_split_and_zero_steps() -> None:
         ("not_sampled", 0, 0),
     ]
     assert ledger.extra["shortfall"] == 100 and ledger.extra["took_all_candidates"] is True
-    assert ledger.metrics(0.0)["items_in"] == 0
+    assert ledger.metrics()["items_in"] == 0
 
 
 def test_fewer_candidates_than_requested_are_all_taken_and_recorded() -> None:
@@ -325,7 +325,7 @@ def test_not_sampled_candidates_are_rejects_and_nothing_is_lost() -> None:
     pairs = [("USA", "CHN"), ("FRA", "DEU"), ("RUS", "UKR"), ("JPN", "AUS"), ("BRA", "EGY")]
     rows = [_strong(f"2025-05-{d:02d}", s, o) for d in range(1, 11) for s, o in pairs]
     queries, ledger = _build(rows, config=replace(CONFIG, queries_per_month=12))
-    metrics = ledger.metrics(0.0)
+    metrics = ledger.metrics()
     assert queries.num_rows == 12
     assert metrics["items_in"] == 50 and metrics["rejected_by_reason"] == {"not_sampled": 38}
     assert metrics["candidates"] == 50 and metrics["sampled"] == 12 and not metrics["took_all_candidates"]

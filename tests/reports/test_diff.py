@@ -245,18 +245,35 @@ def test_markdown_params_and_metrics_sections() -> None:
     )
     text = render_markdown(VersionDiff("a", "b", "a" * 40, "b" * 40, (), params, metrics))
     assert '| params.yaml | publish.repo | (absent) | "" |' in text  # an empty string stays visible
-    assert "## Metrics (5 differ)" in text
+    assert "## Metrics (4 differ)" in text  # the folded timing key is not counted
     table = "| reports/a.json | rows | 10 | 12 | 2 |\n| reports/a.json | source | x | y |  |"
     assert table in text
     assert "- `reports/new.json`: 1 key(s) only in the new version" in text  # its `seconds` is a timing
     assert "- `reports/old.json`: 1 key(s) only in the old version" in text
-    assert "- 1 timing key(s) (`seconds`) also differ" in text
+    assert (
+        "- 1 timing key(s) (`seconds`, written by revisions from before timings left the metrics) also differ"
+        in text
+    )
     assert "| reports/new.json" not in text and "No released table at either revision." in text
     with_timings = render_markdown(
         VersionDiff("a", "b", "a" * 40, "b" * 40, (), params, metrics), timings=True
     )
     assert "- `reports/new.json`: 2 key(s) only in the new version" in with_timings
-    assert "timing key(s)" not in with_timings
+    assert "## Metrics (5 differ)" in with_timings and "timing key(s)" not in with_timings
+
+
+def test_markdown_metrics_of_an_old_revision_whose_only_difference_is_its_seconds() -> None:
+    """Against a revision from before timings left the metrics, its `seconds` keys are the only change."""
+    metrics = (
+        ValueChange("reports/metrics/dedup.json", "seconds", 1.476, None),
+        ValueChange("reports/metrics/wiki_filter.json", "llm.classifier.seconds", 0.0, None),
+    )
+    text = render_markdown(VersionDiff("a", "b", "a" * 40, "b" * 40, (), (), metrics))
+    assert "## Metrics (0 differ)\n\nNo metric differs.\n- 2 timing key(s) (`seconds`" in text
+    assert "dedup.json" not in text
+    with_timings = render_markdown(VersionDiff("a", "b", "a" * 40, "b" * 40, (), (), metrics), timings=True)
+    assert "- `reports/metrics/dedup.json`: 1 key(s) only in the old version" in with_timings
+    assert "- `reports/metrics/wiki_filter.json`: 1 key(s) only in the old version" in with_timings
 
 
 def test_compare_tables_when_a_side_is_absent_and_examples_are_capped() -> None:

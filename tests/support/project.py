@@ -17,6 +17,7 @@ COPIED = (
     "dvc.yaml",
     "params.yaml",
     ".dvcignore",
+    ".gitignore",  # so a scratch project's git, like the repo's, leaves metrics/timings/ untracked
     "almanac",
     "stages",
     "prompts",

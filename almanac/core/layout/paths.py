@@ -20,6 +20,8 @@ DATA = Path("data")
 REPORTS = Path("reports")
 METRICS = REPORTS / "metrics"
 PLOTS = REPORTS / "plots"  # plot series and tables of the whole-dataset statistics stages
+# Wall-clock seconds of each stage run: git-ignored and no DVC out, so a rerun changes no tracked file.
+TIMINGS = Path("metrics") / "timings"
 RAW = DATA / "raw"
 FLAGGED_WORDS = Path("almanac/gdelt/flagged_words.txt")  # the bundled list, when gdelt_articles names none
 
@@ -29,6 +31,11 @@ FLAGGED_WORDS = Path("almanac/gdelt/flagged_words.txt")  # the bundled list, whe
 def metrics_path(stage: str, month: str | None = None) -> Path:
     """``reports/metrics/<stage>.json``, or ``reports/metrics/<stage>/<month>.json`` of a per-month stage."""
     return METRICS / stage / f"{month}.json" if month else METRICS / f"{stage}.json"
+
+
+def timings_path(label: str) -> Path:
+    """``metrics/timings/<stage>[@<month>].json``: the last run's seconds (untracked; see TIMINGS)."""
+    return TIMINGS / f"{label}.json"
 
 
 def metrics_dir(stage: str) -> Path:
