@@ -16,6 +16,7 @@ from tests.support.project import BIN, ROOT, dvc, output_digests, run
 
 pytestmark = pytest.mark.slow
 MONTHS = ["2025-04", "2025-05", "2025-06"]
+STYLES = ("openforesight", "openforecast", "mirai")
 
 
 @pytest.fixture(scope="module")
@@ -60,48 +61,41 @@ def test_second_repro_is_a_no_op(built: Path) -> None:
     assert "Running stage" not in result.stdout
 
 
-def test_metrics_show_lists_stage_metrics(built: Path) -> None:
-    result = dvc(["metrics", "show", "--json"], built)
-    shown = json.loads(result.stdout)
-    files = next(iter(shown.values()))["data"]
-    assert "reports/metrics/dedup.json" in files
-    assert all(f"reports/metrics/ccnews_ingest/{month}.json" in files for month in MONTHS)
-
-
-def test_report_stages_declare_metrics_and_plots(built: Path) -> None:
+def test_metrics_show_prints_only_the_style_summaries(built: Path) -> None:
     shown = json.loads(dvc(["metrics", "show", "--json"], built).stdout)
     files = next(iter(shown.values()))["data"]
-    for style in ("openforesight", "openforecast", "mirai"):
-        for month in MONTHS:
-            assert f"reports/{style}/{month}/metrics.json" in files
+    assert sorted(files) == sorted(f"reports/{style}/all/summary.json" for style in STYLES)
+    for style in STYLES:
+        summary = files[f"reports/{style}/all/summary.json"]["data"]
+        assert summary["check"]["ok"] and summary["check"]["violations"] == 0, style
+        released = sum(
+            n for split, months in summary["rows"].items() if split != "all" for n in months.values()
+        )
+        assert summary["rows"]["all"] * 2 == released > 0, style  # each split's months, then its "all"
+    table = dvc(["metrics", "show"], built).stdout
+    assert len(table.splitlines()) == 4 and len(table.encode()) < 10_000  # header + one row per style
+
+
+def test_report_stages_write_their_counts_and_panels(built: Path) -> None:
+    for style in STYLES:
+        for month in MONTHS:  # the detail stays, as git-tracked outputs
+            assert (built / f"reports/{style}/{month}/metrics.json").is_file()
             assert (built / f"reports/{style}/{month}/figures/funnel.png").read_bytes()[:4] == b"\x89PNG"
     may = json.loads((built / "reports/mirai/2025-05/metrics.json").read_text())
     assert may["queries"] == pq.read_table(built / "data/mirai/queries/2025-05.parquet").num_rows
-    html = dvc(["plots", "show", "-o", "plots_html"], built)
-    assert html.returncode == 0
+    assert (built / metrics_path("dedup")).is_file()
+
+
+def test_plots_show_draws_the_panels_offline(built: Path) -> None:
+    dvc(["plots", "show", "-o", "plots_html"], built)
     page = (built / "plots_html/index.html").read_text()
-    assert "reports/openforesight/2025-05/plots/answer_types.csv" in page
-    assert "reports/openforecast/2025-06/figures/horizon.png" in page
-
-
-def test_every_plot_series_puts_numbers_on_the_value_axis(built: Path) -> None:
-    """A plot whose quantitative axis reads a text column renders empty in `dvc plots show`."""
+    assert "http" not in page.lower()  # no Vega from a CDN: the page works without network
+    images = re.findall(r'<img src="(static/[^"]+)"', page)
+    assert len(images) == 3 * len(STYLES)
+    assert all((built / "plots_html" / image).read_bytes()[:4] == b"\x89PNG" for image in images)
+    assert "static/workspace_reports_openforecast_all_panels_1_overview.png" in images
     plots = json.loads(dvc(["plots", "show", "--json"], built).stdout)["data"]
-    series = {name: items[0]["content"] for name, items in plots.items() if items[0]["type"] == "vega"}
-    assert (
-        "reports/mirai/2025-05/plots/funnel.csv" in series and "reports/plots/mirai_relations.csv" in series
-    )
-    for name, spec in series.items():
-        encoding, rows = spec["encoding"], spec["data"]["values"]
-        value, category = encoding["x"], encoding["y"]
-        assert (value["type"], category["type"]) == ("quantitative", "nominal"), name
-        assert category["sort"] is None, name  # the CSV's order: histogram bins stay in order
-        for row in rows:
-            float(row[value["field"]])  # raises on a label such as "train" or "0-2"
-            assert row[category["field"]] != "", name
-        if "color" in encoding and encoding["color"]["field"] != "rev":  # grouped: one bar per group value
-            groups = {row[encoding["color"]["field"]] for row in rows}
-            assert len(groups) > 1, name
+    assert {item["type"] for items in plots.values() for item in items} == {"image"}
 
 
 def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
@@ -204,9 +198,13 @@ def test_dvc_yaml_paths_match_layout() -> None:
     """The stage code (almanac.core.layout) and dvc.yaml must name the same outputs."""
     stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
     ingest_outs = [str(out) for out in stages["ccnews_ingest"]["do"]["outs"]]
-    assert ingest_outs == [f"{ingest_dir('${item}')}/articles", f"{ingest_dir('${item}')}/rejects.parquet"]
+    assert ingest_outs == [
+        f"{ingest_dir('${item}')}/articles",
+        f"{ingest_dir('${item}')}/rejects.parquet",
+        str({str(metrics_path("ccnews_ingest", "${item}")): {"cache": False}}),
+    ]
     assert str(articles_dir()) in stages["dedup"]["outs"] and str(dedup_rejects()) in stages["dedup"]["outs"]
-    assert str(metrics_path("dedup")) in stages["dedup"]["metrics"][0]
+    assert {str(metrics_path("dedup")): {"cache": False}} in stages["dedup"]["outs"]
 
 
 def test_foresight_splits_are_non_empty_leak_free_and_dated(built: Path) -> None:

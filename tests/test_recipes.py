@@ -78,9 +78,10 @@ def test_every_dvc_stage_belongs_to_one_recipe_or_the_corpus() -> None:
 def test_per_month_and_funnel_flags_match_the_layout(recipe: Recipe) -> None:
     for step in recipe.steps:
         assert step.per_month == STAGES[step.stage].per_month, step.stage
-        # The funnel sums stage metrics files, so a step is in it exactly when it writes one.
-        metrics = stage_outputs(step.stage, "2025-01").metrics
-        writes_stage_metrics = metrics_path(step.stage, "2025-01" if step.per_month else None) in metrics
+        # The funnel sums stage metrics files, so a step is in it exactly when it writes one (an output, not
+        # a DVC metric: only the style summaries are).
+        outputs = stage_outputs(step.stage, "2025-01").all()
+        writes_stage_metrics = metrics_path(step.stage, "2025-01" if step.per_month else None) in outputs
         assert step.funnel == writes_stage_metrics, step.stage
 
 

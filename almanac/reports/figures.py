@@ -6,6 +6,7 @@ series: no timestamps or version strings in the PNG metadata, fixed size and res
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,20 +15,31 @@ import matplotlib
 matplotlib.use("Agg")  # no display on servers and CI; set before pyplot is imported
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from almanac.core.io import atomic_path
-from almanac.reports.model import Series
+from almanac.reports.model import Panel, Series
 
 DPI = 110
+WIDTH = 7.0  # inches, every figure and panel
+PANEL_TITLE_HEIGHT = 0.3  # inches above a panel's first subplot for its title
 MAX_CATEGORIES = 25  # more bars than this are unreadable; the CSV keeps them all
 _PNG_METADATA: dict[str, Any] = {"Software": None}
 
 
 def render_figure(series: Series, path: str | Path) -> None:
     """Draw ``series`` and write it as PNG atomically."""
-    figure = draw_figure(series)
+    _save(draw_figure(series), path)
+
+
+def render_panel(panel: Panel, series: Sequence[Series], path: str | Path) -> None:
+    """Draw ``series`` as one panel and write it as PNG atomically."""
+    _save(draw_panel(panel, series), path)
+
+
+def _save(figure: Figure, path: str | Path) -> None:
     with atomic_path(path) as temp:
         figure.savefig(temp, format="png", metadata=_PNG_METADATA)
     plt.close(figure)
@@ -35,6 +47,38 @@ def render_figure(series: Series, path: str | Path) -> None:
 
 def draw_figure(series: Series) -> Figure:
     """``series`` as a (grouped) bar chart; the caller closes the figure."""
+    figure, axes = plt.subplots(figsize=(WIDTH, figure_height(series)), dpi=DPI)
+    draw_axes(axes, series)
+    figure.tight_layout()
+    return figure
+
+
+def draw_panel(panel: Panel, series: Sequence[Series]) -> Figure:
+    """``series`` stacked top to bottom, each as tall as its own figure, under the panel's title."""
+    heights = [figure_height(one) for one in series]
+    # Constrained layout, not tight_layout: it keeps the panel title clear of the first subplot's title.
+    figure, grid = plt.subplots(
+        len(series),
+        1,
+        figsize=(WIDTH, sum(heights) + PANEL_TITLE_HEIGHT),
+        dpi=DPI,
+        squeeze=False,
+        gridspec_kw={"height_ratios": heights},
+        layout="constrained",
+    )
+    for axes, one in zip(grid[:, 0], series, strict=True):
+        draw_axes(axes, one)
+    figure.suptitle(panel.title, fontweight="bold")
+    return figure
+
+
+def figure_height(series: Series) -> float:
+    """Inches: horizontal bars grow with the number of categories, vertical ones have a fixed height."""
+    return max(3.2, 0.32 * len(_categories(series)) + 1.4) if series.kind == "barh" else 3.8
+
+
+def draw_axes(axes: Axes, series: Series) -> None:
+    """``series`` as a (grouped) bar chart on ``axes``."""
     categories = _categories(series)
     # Groups in the builder's order (train, validation, test), not alphabetical.
     groups = (
@@ -42,8 +86,6 @@ def draw_figure(series: Series) -> Figure:
     )
     values = {(str(row[series.x]), _group_of(series, row)): row[series.y] for row in series.rows}
     horizontal = series.kind == "barh"
-    height = max(3.2, 0.32 * len(categories) + 1.4) if horizontal else 3.8
-    figure, axes = plt.subplots(figsize=(7.0, height), dpi=DPI)
     width = 0.8 / len(groups)
     positions = list(range(len(categories)))
     texts = (
@@ -95,8 +137,6 @@ def draw_figure(series: Series) -> Figure:
     axes.set_axisbelow(True)
     if not categories:
         axes.text(0.5, 0.5, "no data", ha="center", va="center", transform=axes.transAxes)
-    figure.tight_layout()
-    return figure
 
 
 def _group_of(series: Series, row: dict[str, Any]) -> str:

@@ -14,9 +14,16 @@ from typing import Any
 
 import duckdb
 
+from almanac.core.io import read_json
 from almanac.core.layout import METRICS
 from almanac.reports.model import Series, Table
 from almanac.stats.stage_metrics import sum_stage_metrics
+
+# The tracked counters of almanac.llm.accounting (``llm`` in a stage's metrics, ``<role>.<counter>``) a report
+# sums over its steps and roles: the requests the data needed, those refused (no usable answer), and the
+# tokens and estimated cost of the answers used. They are the same on every run of the same inputs; what one
+# run sent or found cached is in the untracked run record, and other keys of older metrics are ignored.
+LLM_COUNTERS = ("requests", "refused", "prompt_tokens", "completion_tokens", "cost_usd")
 
 
 @dataclass(frozen=True)
@@ -46,8 +53,29 @@ def funnel_steps(
         missing = [str(path) for path in files if not path.is_file()]
         if missing:
             raise FileNotFoundError(f"funnel: stage {step.stage} has no metrics file(s) {missing}")
-        rows.append(_totals(con, step, files, months))
+        rows.append({**_totals(con, step, files, months), "llm": _llm_counters(files)})
     return rows
+
+
+def _llm_counters(files: Sequence[Path]) -> dict[str, float]:
+    """``LLM_COUNTERS`` summed over every role of ``files`` (zeros for a stage that asks no LLM)."""
+    totals: dict[str, float] = dict.fromkeys(LLM_COUNTERS, 0)
+    for path in files:
+        for label, amount in (read_json(path).get("llm") or {}).items():
+            counter = label.rpartition(".")[2]
+            if counter in totals:
+                totals[counter] += amount
+    return totals
+
+
+def llm_usage(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """The LLM counters of every funnel step summed: what the calls behind the report's rows cost."""
+    totals: dict[str, float] = dict.fromkeys(LLM_COUNTERS, 0)
+    for row in rows:
+        for counter, amount in row["llm"].items():
+            totals[counter] += amount
+    totals["cost_usd"] = round(float(totals["cost_usd"]), 6)  # no float noise from the sum in the JSON
+    return totals
 
 
 def _totals(

@@ -23,16 +23,25 @@ from almanac.reports.funnel import (
     funnel_series,
     funnel_steps,
     funnel_table,
+    llm_usage,
     rejects_table,
 )
 from almanac.reports.mirai_baseline import baseline_section
 from almanac.reports.mirai_dedup import leakage_and_dedup
 from almanac.reports.mirai_rules import rules_section
-from almanac.reports.model import Report, Series, Table
+from almanac.reports.model import Panel, Report, Series, Table
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
+from almanac.reports.summary import style_summary
 
 SERIES = ("relations", "quad_classes", "regions", "answers_per_query", "query_dates", "horizon", "funnel")
+PANELS = (
+    Panel("1_overview", "MIRAI: funnel and queries by date", ("funnel", "query_dates")),
+    Panel(
+        "2_content", "MIRAI: relations, quad classes and regions", ("relations", "quad_classes", "regions")
+    ),
+    Panel("3_distributions", "MIRAI: answers per query and horizon", ("answers_per_query", "horizon")),
+)
 # The recipe's steps, in its order (almanac.mirai.recipe).
 FUNNEL = tuple(FunnelStep(step.stage, step.label, step.unit, step.per_month) for step in RECIPE.funnel())
 TOP_CODES = 20
@@ -58,7 +67,7 @@ def build_report(scope: ReportScope) -> Report:
         "MIRAI-style queries carry no leakage flag: the answers are relation codes, not text that could "
         "give them away, and each horizon's last_history_date bounds what a forecaster may read.",
     ]
-    _counts(con, months, metrics, tables)
+    released = _counts(con, months, metrics, tables)
     series.append(_relations(con, metrics, tables))
     series.append(_quad_classes(con, scope, metrics, tables))
     series.append(_sources(con, metrics, tables))
@@ -69,21 +78,34 @@ def build_report(scope: ReportScope) -> Report:
     notes += rules_section(months, metrics, tables)
     notes += baseline_section(scope, metrics, tables)
     metrics["funnel"] = funnel_metrics(funnel)
+    metrics["llm"] = llm_usage(funnel)
     tables += [funnel_table(funnel), rejects_table(funnel)]
     series.append(funnel_series(funnel))
     assert tuple(s.name for s in series) == SERIES
-    return Report("mirai", months, metrics, tuple(series), tuple(tables), tuple(notes))
+    return Report(
+        "mirai",
+        months,
+        metrics,
+        tuple(series),
+        tuple(tables),
+        tuple(notes),
+        summary=style_summary("mirai", released, metrics) if scope.whole else None,
+        panels=PANELS if scope.whole else (),
+    )
 
 
 def _counts(
     con: duckdb.DuckDBPyConnection, months: Sequence[str], metrics: dict[str, Any], tables: list[Table]
-) -> None:
+) -> dict[str, dict[str, int]]:
+    """Query counts into ``metrics`` and ``tables``; returns queries per split and month."""
     rows = stats.split_month_counts(con, months)
     by_split: dict[str, int] = {}
     by_month: dict[str, int] = {}
+    by_split_month: dict[str, dict[str, int]] = {}
     for split, month, n in rows:
         by_split[split] = by_split.get(split, 0) + n
         by_month[month] = by_month.get(month, 0) + n
+        by_split_month.setdefault(split, {})[month] = n
     distinct = con.execute("SELECT count(*), count(DISTINCT query_id) FROM queries").fetchone()
     assert distinct is not None
     metrics.update(
@@ -102,6 +124,7 @@ def _counts(
             "MIRAI-style data has one test split per month.",
         )
     )
+    return by_split_month
 
 
 def _relations(con: duckdb.DuckDBPyConnection, metrics: dict[str, Any], tables: list[Table]) -> Series:

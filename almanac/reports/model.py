@@ -40,13 +40,30 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Panel:
+    """Related series drawn as one figure, one subplot each: a ``dvc plots`` image of the whole dataset.
+
+    ``dvc plots show`` draws a few of these instead of every series (the CSVs and per-series figures stay
+    in the report folder).
+    """
+
+    name: str  # file stem: panels/<name>.png
+    title: str
+    series: tuple[str, ...]  # names of the report's series, top to bottom
+
+
+@dataclass(frozen=True)
 class Report:
     style: str
     months: tuple[str, ...]  # the months covered; empty means every month of the dataset
-    metrics: dict[str, Any]  # JSON-serialisable; DVC metrics
+    metrics: dict[str, Any]  # JSON-serialisable; metrics.json, a git-tracked DVC output (the detail)
     series: tuple[Series, ...] = ()
     tables: tuple[Table, ...] = ()
     notes: tuple[str, ...] = field(default=())  # caveats the card should repeat (e.g. funnel scope)
+    # The whole-dataset report only: its summary.json (the style's DVC metrics, almanac.reports.summary)
+    # and the panels drawn from its series (the style's DVC plots).
+    summary: dict[str, Any] | None = None
+    panels: tuple[Panel, ...] = ()
 
     def series_named(self, name: str) -> Series:
         for series in self.series:

@@ -21,9 +21,10 @@ from almanac.reports.funnel import (
     funnel_series,
     funnel_steps,
     funnel_table,
+    llm_usage,
     rejects_table,
 )
-from almanac.reports.model import FigureKind, Report, Series, Table
+from almanac.reports.model import FigureKind, Panel, Report, Series, Table
 from almanac.reports.openforecast_pipeline import (
     dedup_checks,
     leakage_checks,
@@ -48,9 +49,19 @@ from almanac.reports.openforecast_stats import (
 from almanac.reports.openforecast_tables import check_table, distribution_table, grid_table, texts_table
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
+from almanac.reports.summary import style_summary
 from almanac.stats.events import ORIGINS
 
 SERIES = ("split_counts", "topics", "origins", "question_length", "answer_length", "horizon", "funnel")
+PANELS = (
+    Panel("1_overview", "OpenForecast: funnel and samples per task and split", ("funnel", "split_counts")),
+    Panel("2_content", "OpenForecast: complex events per origin and topic", ("origins", "topics")),
+    Panel(
+        "3_distributions",
+        "OpenForecast: question and answer length, horizon",
+        ("question_length", "answer_length", "horizon"),
+    ),
+)
 # The recipe's steps (almanac.events.recipe); short labels: the figure puts "label (unit)" beside each bar.
 FUNNEL = tuple(FunnelStep(step.stage, step.label, step.unit, step.per_month) for step in RECIPE.funnel())
 
@@ -81,6 +92,7 @@ def build_report(scope: ReportScope, metrics_dir: Path = METRICS) -> Report:
         "leakage": leakage,
         "dedup": dedup,
         "funnel": funnel_metrics(funnel),
+        "llm": llm_usage(funnel),
     }
     origins = list(by_origin)
     topics = sorted(by_topic, key=lambda t: (-metrics["by_topic"][t]["complex_events"], t))
@@ -127,7 +139,16 @@ def build_report(scope: ReportScope, metrics_dir: Path = METRICS) -> Report:
         "The cut day is the day of the first target event (every background event is dated before it), "
         "so the first target of a sample has horizon 0.",
     )
-    return Report("openforecast", () if scope.whole else scope.months, metrics, series, tables, notes)
+    return Report(
+        "openforecast",
+        () if scope.whole else scope.months,
+        metrics,
+        series,
+        tables,
+        notes,
+        summary=style_summary("openforecast", _samples_by_split_month(con), metrics) if scope.whole else None,
+        panels=PANELS if scope.whole else (),
+    )
 
 
 def _sample_counts(
@@ -142,6 +163,16 @@ def _sample_counts(
             for task in task_names
         },
     }
+
+
+def _samples_by_split_month(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, int]]:
+    """split -> cut month -> samples (every task), the months that have samples."""
+    released: dict[str, dict[str, int]] = {}
+    for month, by_split in counts_by(con, "month").items():
+        for split, counts in by_split.items():
+            if counts["samples"]:
+                released.setdefault(split, {})[month] = counts["samples"]
+    return released
 
 
 def _complex_event_counts(con: duckdb.DuckDBPyConnection, split_names: list[str]) -> dict[str, Any]:

@@ -22,15 +22,26 @@ from almanac.reports.funnel import (
     funnel_series,
     funnel_steps,
     funnel_table,
+    llm_usage,
     rejects_table,
 )
-from almanac.reports.model import FigureKind, Report, Series, Table
+from almanac.reports.model import FigureKind, Panel, Report, Series, Table
 from almanac.reports.openforesight_rates import dedup_metrics, leakage_metrics, yield_metrics
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
+from almanac.reports.summary import style_summary
 
 STYLE = "openforesight"
 SERIES = ("split_counts", "answer_types", "sources", "question_length", "answer_length", "horizon", "funnel")
+PANELS = (
+    Panel("1_overview", "OpenForesight: funnel and questions per split", ("funnel", "split_counts")),
+    Panel("2_content", "OpenForesight: answer types and news sources", ("answer_types", "sources")),
+    Panel(
+        "3_distributions",
+        "OpenForesight: question and answer length, horizon",
+        ("question_length", "answer_length", "horizon"),
+    ),
+)
 # The Table-1 stages, from the recipe; qgen reads articles and hands on those that gave a question.
 # Whole-dataset steps say so in their label, since the funnel figure puts them next to one month's steps.
 FUNNEL = tuple(
@@ -84,6 +95,7 @@ def build_report(scope: ReportScope) -> Report:
         "dedup": dedup,
         "yield": question_yield,
         "funnel": funnel_metrics(steps),
+        "llm": llm_usage(steps),
     }
     report_tables = (
         _split_month_table(by_split_month, sorted(month_totals)),
@@ -105,7 +117,16 @@ def build_report(scope: ReportScope) -> Report:
         funnel_series(steps),
     )
     assert tuple(s.name for s in series) == SERIES
-    return Report(STYLE, scope.months, metrics, series, report_tables, _notes(months, scope.params))
+    return Report(
+        STYLE,
+        scope.months,
+        metrics,
+        series,
+        report_tables,
+        _notes(months, scope.params),
+        summary=style_summary(STYLE, metrics["by_split_month"], metrics) if scope.whole else None,
+        panels=PANELS if scope.whole else (),
+    )
 
 
 def _split_totals(rows: Sequence[tuple[str, str, int]]) -> dict[str, int]:

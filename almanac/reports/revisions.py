@@ -28,6 +28,7 @@ from dvc_data.index.index import DataIndexError
 from fsspec.implementations.dirfs import DirFileSystem
 from tqdm import tqdm
 
+from almanac.core.layout import REPORTS
 from almanac.reports.styles import DatasetStyle, TableKey, read_split_tables
 
 WORKSPACE = "workspace"  # as in `dvc params diff`: the working tree, not a commit
@@ -216,15 +217,38 @@ def _errors(kind: str, result: dict[str, Any]) -> list[str]:
     notes: list[str] = []
     for rev, errors in sorted(result.get("errors", {}).items()):
         items = errors.items() if isinstance(errors, dict) else [("", errors)]
-        notes.extend(f"dvc could not read {kind} {path or ''} at {rev}: {error}" for path, error in items)
+        notes.extend(
+            f"dvc could not read {kind} {path or ''} at {rev}: {error}"
+            for path, error in items
+            # A counts file of one revision only (a new stage or month) is absent from the other: no error.
+            if not isinstance(error, FileNotFoundError)
+        )
     return notes
+
+
+def count_files(repo: Path, commit: str) -> set[str]:
+    """The JSON files under reports/ at ``commit`` (tracked or new in the working tree for ``workspace``).
+
+    dvc.yaml declares only the style summaries as metrics, so that `dvc metrics show` stays readable; a
+    version diff also compares every stage's metrics, report metrics and check counts, all JSON under
+    reports/ and tracked by git (``cache: false``).
+    """
+    root = REPORTS.as_posix()
+    if commit == WORKSPACE:
+        listing = _run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", root], repo)
+    else:
+        listing = _run(["git", "ls-tree", "-r", "--name-only", commit, "--", root], repo)
+    return {path for path in listing.stdout.splitlines() if path.endswith(".json")}
 
 
 def params_and_metrics(
     repo: Path, commit_a: str, commit_b: str
 ) -> tuple[tuple[ValueChange, ...], tuple[ValueChange, ...], list[str]]:
-    """What `dvc params diff` and `dvc metrics diff` show between two revisions, plus read errors."""
+    """What `dvc params diff` and `dvc metrics diff` (over every counts file) show, plus read errors."""
+    files = sorted(count_files(repo, commit_a) | count_files(repo, commit_b))
     with Repo(str(repo)) as dvc_repo:
         params = dvc_repo.params.diff(a_rev=commit_a, b_rev=commit_b)
-        metrics = dvc_repo.metrics.diff(a_rev=commit_a, b_rev=commit_b)
+        # Absolute paths: DVC resolves targets against the working directory, not the repository.
+        targets = [str(repo.resolve() / path) for path in files]
+        metrics = dvc_repo.metrics.diff(a_rev=commit_a, b_rev=commit_b, targets=targets) if targets else {}
     return _changes(params), _changes(metrics), _errors("params", params) + _errors("metrics", metrics)

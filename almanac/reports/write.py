@@ -1,4 +1,5 @@
-"""Write a ``Report`` to a folder: metrics.json, report.md, plots/<name>.csv and figures/<name>.png."""
+"""Write a ``Report`` to a folder: metrics.json, report.md, plots/<name>.csv and figures/<name>.png, and for
+the whole dataset summary.json and panels/<name>.png."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from almanac.core.io import write_text
 from almanac.core.metrics import write_metrics
-from almanac.reports.figures import render_figure
+from almanac.reports.figures import render_figure, render_panel
 from almanac.reports.model import Report, Series, Table
 from almanac.stats.markdown import markdown_table
 
@@ -27,6 +28,13 @@ def write_report(report: Report, folder: str | Path, figures: bool = True) -> li
             png_path = root / "figures" / f"{series.name}.png"
             render_figure(series, png_path)
             written.append(png_path)
+    if report.summary is not None:
+        written.append(root / "summary.json")
+        write_metrics(report.summary, written[-1])
+    for panel in report.panels if figures else ():
+        png_path = root / "panels" / f"{panel.name}.png"
+        render_panel(panel, [report.series_named(name) for name in panel.series], png_path)
+        written.append(png_path)
     return written
 
 

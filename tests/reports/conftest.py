@@ -2,7 +2,8 @@
 
 One DVC stage (make.py) writes OpenForesight-style splits and a MIRAI-style month file from params,
 "asks an LLM" through a JSON-lines cache at params llm.cache_path (a miss answers with the upper-cased
-title and appends it), reads an untracked, gitignored raw input and writes a metrics file.
+title and appends it), reads an untracked, gitignored raw input and writes a metrics file (declared as DVC
+metrics) and a stage counts file (a plain output, as the project's stage metrics are).
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ pq.write_table(pa.table({"query_id": ["m-1", "m-2"], "query": ["A vs B", "C vs D
 os.makedirs("reports", exist_ok=True)
 with open("reports/make.json", "w") as handle:
     json.dump({"questions": len(build["questions"]), "llm_calls": misses}, handle)
+os.makedirs("reports/metrics", exist_ok=True)
+with open("reports/metrics/make.json", "w") as handle:  # an output, not a declared metric
+    json.dump({"train": sum(q["split"] == "train" for q in build["questions"].values())}, handle)
 """
 
 DVC_YAML = """stages:
@@ -64,7 +68,11 @@ DVC_YAML = """stages:
     cmd: python make.py
     params: [build]
     deps: [make.py, raw/source.txt]
-    outs: [data/foresight/splits, data/mirai/queries]
+    outs:
+      - data/foresight/splits
+      - data/mirai/queries
+      - reports/metrics/make.json:
+          cache: false
     metrics:
       - reports/make.json:
           cache: false
@@ -117,7 +125,8 @@ def head_objects(repo: Path) -> set[str]:
         if md5.endswith(".dir"):
             listing = json.loads((repo / _object(md5)).read_text())
             hashes.extend(entry["md5"] for entry in listing)
-    return {_object(md5) for md5 in hashes}
+    # Outputs with cache: false (git keeps them) have no cache object, unless DVC's run cache stored one.
+    return {_object(md5) for md5 in hashes if (repo / _object(md5)).is_file()}
 
 
 def _object(md5: str) -> str:

@@ -90,8 +90,12 @@ def test_params_and_metrics_that_differ(head_diff: VersionDiff) -> None:
         ValueChange("params.yaml", f"{q}.q-e.split", None, "train", None),
         ValueChange("params.yaml", f"{q}.q-e.title", None, "Will E happen?", None),
     )
-    # 3 -> 4 questions; LLM misses stay 3 (A, B, C, then A', D, E with C cached): not listed.
-    assert head_diff.metrics == (ValueChange("reports/make.json", "questions", 3, 4, 1),)
+    # 3 -> 4 questions; LLM misses stay 3 (A, B, C, then A', D, E with C cached): not listed. The counts
+    # file that dvc.yaml does not declare as metrics is compared too: train q-c, then q-c and q-e.
+    assert head_diff.metrics == (
+        ValueChange("reports/make.json", "questions", 3, 4, 1),
+        ValueChange("reports/metrics/make.json", "train", 1, 2, 1),
+    )
 
 
 def test_markdown_report(head_diff: VersionDiff) -> None:
@@ -188,6 +192,7 @@ def test_workspace_against_head(diff_repo: DiffRepo, tmp_path: Path) -> None:
     del params["build"]["questions"]["q-e"]
     (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     run(["python", "make.py"], repo)  # not committed, not `dvc repro`: the working tree only
+    (repo / "reports" / "metrics" / "new.json").write_text('{"items_out": 5}')  # a new stage's counts
 
     diff = diff_versions(repo, "HEAD", "workspace", styles=["openforesight"])
 
@@ -199,7 +204,10 @@ def test_workspace_against_head(diff_repo: DiffRepo, tmp_path: Path) -> None:
     assert diff.metrics == (
         ValueChange("reports/make.json", "llm_calls", 3, 0, -3),  # every answer came from the cache
         ValueChange("reports/make.json", "questions", 4, 3, -1),
+        ValueChange("reports/metrics/make.json", "train", 2, 1, -1),  # q-e gone
+        ValueChange("reports/metrics/new.json", "items_out", None, 5, None),
     )
+    assert not [note for note in diff.notes if "could not read" in note]  # absent at HEAD is no error
 
 
 # ---- compare_tables and rendering, without git ----

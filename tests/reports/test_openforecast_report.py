@@ -16,6 +16,7 @@ from almanac.reports.openforecast import FUNNEL, SERIES, build_report
 from almanac.reports.scope import ReportScope
 from almanac.reports.write import write_report
 from tests.events.task_timelines import event, sample
+from tests.reports.test_summary import MAX_SUMMARY_KEYS, leaves
 
 APRIL, MAY, JUNE = date(2025, 4, 10), date(2025, 5, 3), date(2025, 6, 2)
 
@@ -305,3 +306,32 @@ def test_same_inputs_give_identical_outputs(project: Path, tmp_path: Path) -> No
     paths_b = write_report(second, tmp_path / "b")
     for path_a, path_b in zip(paths_a, paths_b, strict=True):
         assert path_a.read_bytes() == path_b.read_bytes(), path_a.name
+
+
+def test_whole_dataset_summary(project: Path) -> None:
+    report = build_report(whole())
+    assert report.summary == {
+        # by cut month: alpha's two samples in April (train), beta's two in May, gamma's three in June
+        "rows": {
+            "all": 7,
+            "train": {"2025-04": 2, "all": 2},
+            "validation": {"2025-05": 2, "all": 2},
+            "test": {"2025-06": 3, "all": 3},
+        },
+        # wiki_ingest read 11 pages; then what each step kept (METRICS)
+        "funnel": {
+            "00_in": 11,
+            "01_wiki_ingest": 9,
+            "02_wcep_ingest": 12,
+            "03_wcep_news": 8,
+            "04_wiki_filter": 6,
+            "05_complex_events": 17,
+            "06_event_timeline": 3,
+            "07_event_tasks": 10,
+            "08_event_split": 7,
+        },
+        # the fixture's metrics carry no LLM counters
+        "llm": {"requests": 0, "refused": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0},
+    }
+    assert leaves(report.summary) == 21 <= MAX_SUMMARY_KEYS  # rows 1 + 3 * 2, funnel 9, llm 5; no check file
+    assert build_report(month("2025-05")).summary is None

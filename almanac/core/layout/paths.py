@@ -44,8 +44,19 @@ def metrics_dir(stage: str) -> Path:
 
 
 def report_dir(style: str, month: str) -> Path:
-    """``reports/<style>/<month or all>/``: metrics.json, report.md, plots/*.csv, figures/*.png."""
+    """``reports/<style>/<month or all>/``: metrics.json, report.md, plots/*.csv, figures/*.png (and for all,
+    summary.json and panels/*.png)."""
     return REPORTS / style / month
+
+
+def report_summary(style: str) -> Path:
+    """The style's summary of its whole dataset: the only DVC metrics (almanac.reports.summary)."""
+    return report_dir(style, "all") / "summary.json"
+
+
+def report_panel(style: str, name: str) -> Path:
+    """One panel (related series, one figure) of the style's whole dataset: the only DVC plots."""
+    return report_dir(style, "all") / "panels" / f"{name}.png"
 
 
 def check_report(style: str) -> Path:

@@ -3,6 +3,10 @@
 ``STAGES[name].outputs(month)`` gives the ``outs``, ``metrics`` and ``plots`` that ``dvc.yaml`` must declare
 for stage ``name`` (``month`` is the foreach item of a per-month stage, ignored otherwise). A folder output
 (the corpus, the splits, ``gdelt/clean``) stands for every file the stage writes inside it.
+
+Only the three style summaries are DVC ``metrics`` and only their panels DVC ``plots``, so that
+``dvc metrics show`` and ``dvc plots show`` stay readable; every stage's metrics file, report and check
+count is an ``outs`` entry (``cache: false`` in dvc.yaml: git keeps them, as before).
 """
 
 from __future__ import annotations
@@ -27,15 +31,19 @@ REPORT_SERIES: dict[str, tuple[str, ...]] = {
         "relations", "quad_classes", "regions", "answers_per_query", "query_dates", "horizon", "funnel"
     ),
 }  # fmt: skip
-# Whole-dataset statistics CSVs under reports/plots/: tables (outs) and bar-chart series (plots).
-EVENT_STATS_TABLES = ("openforecast_splits.csv",)
-EVENT_STATS_PLOTS = (
+# Whole-dataset statistics CSVs under reports/plots/: tables and bar-chart series, for whoever wants them.
+EVENT_STATS_CSVS = (
+    "openforecast_splits.csv",
     "openforecast_atomic_events_per_ce.csv",
     "openforecast_topics.csv",
     "openforecast_origins.csv",
 )
-GDELT_STATS_TABLES = ("mirai_counts.csv", "mirai_regions.csv")
-GDELT_STATS_PLOTS = ("mirai_relations.csv", "mirai_quad_classes.csv")
+GDELT_STATS_CSVS = ("mirai_counts.csv", "mirai_regions.csv", "mirai_relations.csv", "mirai_quad_classes.csv")
+# The panels of each ``*_report_all`` stage (reports/<style>/all/panels/<name>.png), the only DVC plots;
+# each builder's PANELS is tested to name these. Numbered: `dvc plots show` orders images by name.
+REPORT_PANELS: dict[str, tuple[str, ...]] = {
+    style: ("1_overview", "2_content", "3_distributions") for style in REPORT_SERIES
+}
 
 
 @dataclass(frozen=True)
@@ -60,16 +68,14 @@ def _month(build: Callable[[str], Outputs]) -> StageLayout:
     return StageLayout(build, per_month=True)
 
 
-def _whole(outs: tuple[Path, ...], metrics: tuple[Path, ...], plots: tuple[Path, ...] = ()) -> StageLayout:
-    return StageLayout(lambda _month: Outputs(outs, metrics, plots))
+def _whole(*outs: Path) -> StageLayout:
+    return StageLayout(lambda _month: Outputs(outs))
 
 
 def _foresight_step(step: str) -> StageLayout:
     stage = f"foresight_{step}"
     return _month(
-        lambda m: Outputs(
-            (p.foresight_path(step, m), p.foresight_rejects(step, m)), (p.metrics_path(stage, m),)
-        )
+        lambda m: Outputs((p.foresight_path(step, m), p.foresight_rejects(step, m), p.metrics_path(stage, m)))
     )
 
 
@@ -80,72 +86,76 @@ def _whole_report(style: str) -> StageLayout:
 
 def _report(style: str, month: str) -> Outputs:
     folder = p.report_dir(style, month)
+    outs = (
+        folder / "report.md",
+        folder / "metrics.json",
+        folder / "figures",
+        *(folder / "plots" / f"{name}.csv" for name in REPORT_SERIES[style]),
+    )
+    if month != "all":
+        return Outputs(outs)
     return Outputs(
-        (folder / "report.md",),
-        (folder / "metrics.json",),
-        (folder / "figures", *(folder / "plots" / f"{name}.csv" for name in REPORT_SERIES[style])),
+        outs, (p.report_summary(style),), tuple(p.report_panel(style, name) for name in REPORT_PANELS[style])
     )
 
 
 def _check(style: str) -> StageLayout:
-    return _whole((), (p.check_report(style),))
+    return _whole(p.check_report(style))
 
 
 FORESIGHT_STEPS = ("qgen", "validate", "select", "leakage", "answer_type", "dates")
 
 STAGES: dict[str, StageLayout] = {
     "ccnews_ingest": _month(
-        lambda m: Outputs(
-            (p.ingest_articles_dir(m), p.ingest_rejects(m)), (p.metrics_path("ccnews_ingest", m),)
-        )
+        lambda m: Outputs((p.ingest_articles_dir(m), p.ingest_rejects(m), p.metrics_path("ccnews_ingest", m)))
     ),
-    "dedup": _whole((p.articles_dir(), p.dedup_rejects()), (p.metrics_path("dedup"),)),
-    "corpus_stats": _whole((p.stats_report("corpus_stats"),), (p.stats_report("corpus_stats", ".json"),)),
+    "dedup": _whole(p.articles_dir(), p.dedup_rejects(), p.metrics_path("dedup")),
+    "corpus_stats": _whole(p.stats_report("corpus_stats"), p.stats_report("corpus_stats", ".json")),
     **{f"foresight_{step}": _foresight_step(step) for step in FORESIGHT_STEPS},
     "foresight_question_dedup": _whole(
-        (p.question_dedup_dir(), p.question_dedup_rejects()), (p.metrics_path("foresight_question_dedup"),)
+        p.question_dedup_dir(), p.question_dedup_rejects(), p.metrics_path("foresight_question_dedup")
     ),
     "foresight_split": _whole(
-        (p.foresight_splits_dir(), p.foresight_split_rejects()), (p.metrics_path("foresight_split"),)
+        p.foresight_splits_dir(), p.foresight_split_rejects(), p.metrics_path("foresight_split")
     ),
     "foresight_funnel": _whole(
-        (p.stats_report("foresight_funnel"),), (p.stats_report("foresight_funnel", ".json"),)
+        p.stats_report("foresight_funnel"), p.stats_report("foresight_funnel", ".json")
     ),
-    "wiki_ingest": _whole((p.wiki_articles(), p.wiki_rejects()), (p.metrics_path("wiki_ingest"),)),
-    "wcep_ingest": _whole((p.wcep_events(), p.wcep_rejects()), (p.metrics_path("wcep_ingest"),)),
-    "wcep_news": _whole((p.wcep_news(), p.wcep_news_rejects()), (p.metrics_path("wcep_news"),)),
-    "wiki_filter": _whole((p.wiki_events(), p.wiki_filter_rejects()), (p.metrics_path("wiki_filter"),)),
+    "wiki_ingest": _whole(p.wiki_articles(), p.wiki_rejects(), p.metrics_path("wiki_ingest")),
+    "wcep_ingest": _whole(p.wcep_events(), p.wcep_rejects(), p.metrics_path("wcep_ingest")),
+    "wcep_news": _whole(p.wcep_news(), p.wcep_news_rejects(), p.metrics_path("wcep_news")),
+    "wiki_filter": _whole(p.wiki_events(), p.wiki_filter_rejects(), p.metrics_path("wiki_filter")),
     "complex_events": _whole(
-        (p.complex_events(), p.complex_events_rejects()), (p.metrics_path("complex_events"),)
+        p.complex_events(), p.complex_events_rejects(), p.metrics_path("complex_events")
     ),
-    "event_timeline": _whole((p.timelines(), p.timeline_rejects()), (p.metrics_path("event_timeline"),)),
-    "event_tasks": _whole((p.samples_dir(), p.tasks_rejects()), (p.metrics_path("event_tasks"),)),
-    "event_split": _whole((p.event_splits_dir(), p.event_split_rejects()), (p.metrics_path("event_split"),)),
+    "event_timeline": _whole(p.timelines(), p.timeline_rejects(), p.metrics_path("event_timeline")),
+    "event_tasks": _whole(p.samples_dir(), p.tasks_rejects(), p.metrics_path("event_tasks")),
+    "event_split": _whole(p.event_splits_dir(), p.event_split_rejects(), p.metrics_path("event_split")),
     "event_stats": _whole(
-        (p.stats_report("openforecast_stats"), *map(p.plot_file, EVENT_STATS_TABLES)),
-        (p.metrics_path("event_stats"),),
-        tuple(map(p.plot_file, EVENT_STATS_PLOTS)),
+        p.stats_report("openforecast_stats"),
+        *map(p.plot_file, EVENT_STATS_CSVS),
+        p.metrics_path("event_stats"),
     ),
-    "gdelt_download": _month(
-        lambda m: Outputs((p.gdelt_raw_dir(m),), (p.metrics_path("gdelt_download", m),))
-    ),
+    "gdelt_download": _month(lambda m: Outputs((p.gdelt_raw_dir(m), p.metrics_path("gdelt_download", m)))),
     "gdelt_ingest": _month(
         lambda m: Outputs(
-            (p.gdelt_events(m), p.gdelt_mentions(m), p.gdelt_ingest_rejects(m)),
-            (p.metrics_path("gdelt_ingest", m),),
+            (
+                p.gdelt_events(m),
+                p.gdelt_mentions(m),
+                p.gdelt_ingest_rejects(m),
+                p.metrics_path("gdelt_ingest", m),
+            )
         )
     ),
-    "gdelt_clean": _whole((p.gdelt_clean_dir(),), (p.metrics_path("gdelt_clean"),)),
+    "gdelt_clean": _whole(p.gdelt_clean_dir(), p.metrics_path("gdelt_clean")),
     "gdelt_articles": _whole(
-        (p.gdelt_articles(), p.gdelt_articles_rejects()), (p.metrics_path("gdelt_articles"),)
+        p.gdelt_articles(), p.gdelt_articles_rejects(), p.metrics_path("gdelt_articles")
     ),
     "relation_split": _month(
-        lambda m: Outputs((p.mirai_queries(m), p.mirai_rejects(m)), (p.metrics_path("relation_split", m),))
+        lambda m: Outputs((p.mirai_queries(m), p.mirai_rejects(m), p.metrics_path("relation_split", m)))
     ),
     "gdelt_stats": _whole(
-        (p.stats_report("mirai_stats"), *map(p.plot_file, GDELT_STATS_TABLES)),
-        (p.metrics_path("gdelt_stats"),),
-        tuple(map(p.plot_file, GDELT_STATS_PLOTS)),
+        p.stats_report("mirai_stats"), *map(p.plot_file, GDELT_STATS_CSVS), p.metrics_path("gdelt_stats")
     ),
     **{f"check_{style}": _check(style) for style in REPORT_SERIES},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},

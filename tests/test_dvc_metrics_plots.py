@@ -1,0 +1,114 @@
+"""What dvc.yaml declares as DVC metrics and plots: the three style summaries and a few PNG panels, no more.
+
+`dvc metrics show` prints one column per key of every declared metrics file (every stage's metrics made it
+over a thousand columns), and `dvc plots show` draws every declared plot (173 panels, whose Vega scripts came
+from a CDN and left the page blank offline). Every other count file is still a git-tracked output.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import shutil
+from collections import Counter
+from pathlib import Path, PurePosixPath
+
+import pytest
+from PIL import Image
+
+from almanac.core.layout import report_summary
+from almanac.core.layout.stages import REPORT_PANELS, REPORT_SERIES
+from tests.support.project import ROOT, dvc, run
+from tests.test_layout_dvc import EXPANDED, _paths
+
+STYLES = sorted(REPORT_SERIES)
+MAX_PANELS_PER_STYLE = 4
+
+
+def _declared(kind: str) -> list[tuple[str, str]]:
+    """(stage, path) of every ``kind`` entry of dvc.yaml, per month for a foreach stage."""
+    return [(name, path) for name, item, definition in EXPANDED for path in _paths(definition, kind, item)]
+
+
+def _properties(kind: str) -> list[tuple[str, dict[str, object]]]:
+    """(path, properties) of every ``kind`` entry as written (``${item}`` unexpanded)."""
+    return [
+        (next(iter(entry)), next(iter(entry.values())) or {}) if isinstance(entry, dict) else (entry, {})
+        for _name, _item, definition in EXPANDED
+        for entry in definition.get(kind) or []
+    ]
+
+
+def test_only_the_style_summaries_are_metrics() -> None:
+    declared = _declared("metrics")
+    assert sorted(path for _stage, path in declared) == sorted(report_summary(s).as_posix() for s in STYLES)
+    assert sorted(stage for stage, _path in declared) == sorted(f"{style}_report_all" for style in STYLES)
+
+
+def test_plots_are_a_few_png_panels_per_style() -> None:
+    declared = [path for _stage, path in _declared("plots")]
+    per_style = Counter(PurePosixPath(path).parts[1] for path in declared)
+    assert sorted(per_style) == STYLES
+    assert max(per_style.values()) <= MAX_PANELS_PER_STYLE
+    assert all(re.fullmatch(r"reports/[a-z]+/all/panels/[0-9]_[a-z]+\.png", path) for path in declared)
+    # No Vega properties left (x, y, template): an image needs none, and `dvc plots show` draws it offline.
+    assert {key for _path, properties in _properties("plots") for key in properties} == {"cache"}
+
+
+def test_count_files_stay_git_tracked_outputs() -> None:
+    """Stage metrics, report metrics and check counts: outs with cache false, so git keeps them as before."""
+    outs = [(path, properties) for path, properties in _properties("outs") if path.endswith(".json")]
+    assert len(outs) >= 20  # every stage's metrics file, the reports' metrics.json, the check counts
+    assert all(properties.get("cache") is False for _path, properties in outs), outs
+    assert all(properties.get("cache") is False for _path, properties in _properties("metrics"))
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_each_builders_panels_are_the_layouts_and_hold_every_series_once(style: str) -> None:
+    builder = importlib.import_module(f"almanac.reports.{style}")
+    assert tuple(panel.name for panel in builder.PANELS) == REPORT_PANELS[style]
+    assert sorted(name for panel in builder.PANELS for name in panel.series) == sorted(builder.SERIES)
+
+
+def _png(path: Path, colour: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (4, 3), colour).save(path)
+
+
+def test_plots_show_and_diff_render_the_panels_offline(tmp_path: Path) -> None:
+    """In a scratch project with this dvc.yaml: every panel is an <img>, and nothing is fetched over http."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("dvc.yaml", "params.yaml"):
+        shutil.copy(ROOT / name, project / name)
+    run(["git", "init", "-q"], project)
+    dvc(["init", "-q"], project)
+    (project / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
+    panels = sorted(path for _stage, path in _declared("plots"))
+    for path in panels:
+        _png(project / path, "navy")
+
+    dvc(["plots", "show", "-o", "shown"], project)
+
+    page = (project / "shown" / "index.html").read_text()
+    assert "http" not in page.lower()  # no CDN script, stylesheet or link
+    images = re.findall(r'<img src="([^"]+)"', page)
+    assert images == [f"static/workspace_{path.replace('/', '_')}" for path in panels]  # in panel order
+    assert all((project / "shown" / image).read_bytes() == (project / path).read_bytes()
+               for image, path in zip(images, panels, strict=True))  # fmt: skip
+
+    run(["git", "add", "-A"], project)
+    run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "panels"], project)
+    _png(project / panels[0], "orange")
+    dvc(["plots", "diff", "HEAD", "-o", "diffed"], project)
+
+    page = (project / "diffed" / "index.html").read_text()
+    assert "http" not in page.lower()
+    flat = panels[0].replace("/", "_")
+    committed, changed = (
+        project / "diffed" / "static" / f"HEAD_{flat}",
+        project / "diffed" / "static" / f"workspace_{flat}",
+    )
+    assert f'<img src="static/HEAD_{flat}">' in page and f'<img src="static/workspace_{flat}">' in page
+    assert Image.open(committed).getpixel((0, 0)) == (0, 0, 128)  # navy, as committed
+    assert Image.open(changed).getpixel((0, 0)) == (255, 165, 0)  # orange, the working tree
