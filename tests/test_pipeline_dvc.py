@@ -155,7 +155,7 @@ def test_forced_rerun_is_byte_identical_and_leaves_git_clean(built: Path) -> Non
     run(["git", "add", "-A"], built)
     run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "built"], built)
     tracked = run(["git", "ls-files"], built).stdout.split()
-    assert "dvc.lock" in tracked and "reports/metrics/dedup.json" in tracked
+    assert "dvc.lock" in tracked and "reports/check/mirai.json" in tracked
     result = dvc(["repro", "--force"], built)
     assert output_digests(built) == before
     assert run(["git", "status", "--porcelain"], built).stdout == ""
