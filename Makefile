@@ -31,6 +31,7 @@ bench: setup
 	python -m bench.ingest
 	python -m bench.llm
 	python -m bench.gdelt_ingest
+	python -m bench.cli_startup
 
 clean-data:
 	rm -rf data/ingest data/articles data/dedup
