@@ -47,6 +47,10 @@ class Report:
     series: tuple[Series, ...] = ()
     tables: tuple[Table, ...] = ()
     notes: tuple[str, ...] = field(default=())  # caveats the card should repeat (e.g. funnel scope)
+    # Who wrote the records (an offline template backend or a named model), said plainly, and one record
+    # with its source to show it; the report and the card put both first. "" / None: not stated.
+    authorship: str = ""
+    example: Table | None = None
 
     def series_named(self, name: str) -> Series:
         for series in self.series:

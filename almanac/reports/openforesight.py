@@ -15,6 +15,13 @@ from typing import Any
 from almanac.foresight.recipe import RECIPE
 from almanac.foresight.split import SPLITS
 from almanac.reports import openforesight_stats as stats
+from almanac.reports.authorship import (
+    QUESTION_ROLES,
+    authorship_statement,
+    example_question,
+    models_in_rows,
+    role_authors,
+)
 from almanac.reports.distributions import SUMMARY_KEYS
 from almanac.reports.funnel import (
     FunnelStep,
@@ -105,7 +112,17 @@ def build_report(scope: ReportScope) -> Report:
         funnel_series(steps),
     )
     assert tuple(s.name for s in series) == SERIES
-    return Report(STYLE, scope.months, metrics, series, report_tables, _notes(months, scope.params))
+    authors = role_authors(scope.params, QUESTION_ROLES, models_in_rows(tables))
+    return Report(
+        STYLE,
+        scope.months,
+        metrics,
+        series,
+        report_tables,
+        _notes(months, scope.params),
+        authorship=authorship_statement(authors),
+        example=example_question(tables),
+    )
 
 
 def _split_totals(rows: Sequence[tuple[str, str, int]]) -> dict[str, int]:

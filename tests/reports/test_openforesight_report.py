@@ -350,3 +350,17 @@ def test_split_grid_totals_a_split_spanning_two_months(project: Path) -> None:
     )
     assert report.metrics["by_split_month"]["train"] == {"2025-01": 2, "2025-02": 1}
     assert report.metrics["by_month"] == {"2025-01": 2, "2025-02": 2, "2025-03": 1}
+
+
+def test_report_says_who_wrote_the_questions_and_shows_one(project: Path) -> None:
+    offline = {"generator": {"backend": "offline", "model": "gen"}, "validator": {"model": "val"}}
+    report = build_report(ReportScope(MONTHS, True, {**PARAMS, "llm": {"roles": offline}}))
+    assert report.authorship.startswith("**These questions were not written by a language model.**")
+    assert "editor: backend unknown, not in params.yaml" in report.authorship
+    assert report.example is not None and report.example.note.startswith("One released question (`q1`, train")
+    assert ("Article title", "Headline") in report.example.rows
+
+    hosted = {**offline, "generator": {"backend": "openai", "model": "gen"}}
+    report = build_report(ReportScope(("2025-03",), False, {**PARAMS, "llm": {"roles": hosted}}))
+    assert report.authorship.startswith("The questions were written by the model `gen` (`backend: openai`).")
+    assert report.example is not None and report.example.note.startswith("One released question (`q4`, test")
