@@ -26,7 +26,7 @@ def test_unreadable_input_fails_the_stage_naming_the_file(tmp_path: Path) -> Non
 def test_missing_month_directory_is_a_clear_error(tmp_path: Path) -> None:
     project = make_project(tmp_path / "p", ray__executor="serial")
     result = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2031-01"], project, check=False)
-    assert result.returncode == 1 and "no raw directory for month 2031-01" in result.stderr
+    assert result.returncode == 1 and "data/raw/sample/ccnews/2031-01 does not exist" in result.stderr
 
 
 def _article(article_id: str, source: str, month: str, words: int) -> dict[str, object]:
