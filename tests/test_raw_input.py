@@ -37,6 +37,7 @@ def last_line(stderr: str) -> str:
     return lines[-1]
 
 
+@pytest.mark.slow  # the stage as a process (~3 s)
 def test_ccnews_missing_month_folder_fails_naming_it(tmp_path: Path) -> None:
     code, stderr = stage(tmp_path, "ccnews_ingest", {"ccnews_ingest": {"raw_dir": "raw/ccnews"}})
     assert code == 1
@@ -48,6 +49,7 @@ def test_ccnews_missing_month_folder_fails_naming_it(tmp_path: Path) -> None:
     assert not (tmp_path / "data/ingest").exists()  # nothing written
 
 
+@pytest.mark.slow  # the stage as a process (~3 s)
 def test_ccnews_folder_with_only_ignored_files_is_empty(tmp_path: Path) -> None:
     folder = tmp_path / "raw/ccnews" / MONTH
     folder.mkdir(parents=True)
@@ -58,6 +60,7 @@ def test_ccnews_folder_with_only_ignored_files_is_empty(tmp_path: Path) -> None:
     assert f"raw/ccnews/{MONTH} holds no input files" in last_line(stderr)
 
 
+@pytest.mark.slow  # the stage as a process (~3 s)
 def test_ccnews_month_empty_on_purpose_builds_empty(tmp_path: Path) -> None:
     params = {"ccnews_ingest": {"raw_dir": "raw/ccnews"}, "empty_months": [MONTH]}
     code, stderr = stage(tmp_path, "ccnews_ingest", params)
@@ -69,12 +72,14 @@ def test_ccnews_month_empty_on_purpose_builds_empty(tmp_path: Path) -> None:
     assert (metrics["items_in"], metrics["items_out"], metrics["files"]) == (0, 0, 0)
 
 
+@pytest.mark.slow  # the stage as a process (~3 s)
 def test_ccnews_other_month_listed_does_not_excuse_this_one(tmp_path: Path) -> None:
     params = {"ccnews_ingest": {"raw_dir": "raw/ccnews"}, "empty_months": ["2025-08"]}
     code, stderr = stage(tmp_path, "ccnews_ingest", params)
     assert code == 1 and f"raw/ccnews/{MONTH} does not exist" in last_line(stderr)
 
 
+@pytest.mark.slow  # the stage as a process (~3 s)
 def test_gdelt_empty_month_folder_fails_and_listed_month_builds_empty(tmp_path: Path) -> None:
     folder = tmp_path / "data/gdelt/raw" / MONTH
     folder.mkdir(parents=True)
@@ -92,6 +97,7 @@ def test_gdelt_empty_month_folder_fails_and_listed_month_builds_empty(tmp_path: 
     assert pq.read_table(tmp_path / f"data/gdelt/mentions/{MONTH}.parquet").num_rows == 0
 
 
+@pytest.mark.slow  # the stage as a process (~3 s)
 def test_wcep_with_no_input_fails_naming_its_sources(tmp_path: Path) -> None:
     (tmp_path / "portal").mkdir()
     params = {"wcep_ingest": {"dump_dir": "", "portal_dir": "portal"}, "empty_months": [MONTH]}
@@ -105,6 +111,7 @@ def test_wcep_with_no_input_fails_naming_its_sources(tmp_path: Path) -> None:
     assert code == 1 and "from no source (dump_dir, portal_dir and mds_files are all empty)" in stderr
 
 
+@pytest.mark.slow  # the stage as a process (~3 s)
 def test_wiki_with_an_empty_dump_folder_fails_naming_it(tmp_path: Path) -> None:
     (tmp_path / "dumps").mkdir()
     code, stderr = stage(tmp_path, "wiki_ingest", {"wiki_ingest": {"raw_dir": "dumps"}}, month=None)
