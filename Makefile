@@ -7,7 +7,7 @@ PYTHON ?= python3
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: setup repro test lint bench clean-data
+.PHONY: setup repro test test-fast lint bench clean-data
 
 setup: $(STAMP)
 
@@ -18,8 +18,14 @@ $(STAMP): pyproject.toml requirements.lock scripts/setup.sh
 repro: setup
 	dvc repro
 
+# The whole suite (what CI runs): one line per test with its running count, so a slow or stuck test is
+# named as it runs, and the 15 slowest at the end.
 test: setup lint
-	python -m pytest -q
+	python -m pytest -v -o console_output_style=count --durations=15
+
+# The tests not marked `slow` (pyproject.toml): under 3 minutes on 2 cores, for the edit-test loop.
+test-fast: setup
+	python -m pytest -q -m "not slow" --durations=5
 
 lint: setup
 	ruff check .
@@ -31,6 +37,7 @@ bench: setup
 	python -m bench.ingest
 	python -m bench.llm
 	python -m bench.gdelt_ingest
+	python -m bench.cli_startup
 
 clean-data:
 	rm -rf data/ingest data/articles data/dedup

@@ -1,6 +1,10 @@
 """The ``almanac`` command: status, report, publish, verify, diff, check and score over the built datasets.
 
 Building stays ``dvc repro``; this command reads what the DAG produced. Run it from the repository root.
+
+Each subcommand imports what it needs when it runs: the report, publish and diff machinery pulls in
+pyarrow, DuckDB, matplotlib, openai and DVC (seconds of imports), which ``almanac --help`` or a typo
+should not wait for. bench/cli_startup.py measures it; tests/test_cli_startup.py keeps it so.
 """
 
 from __future__ import annotations
@@ -12,10 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from almanac.core.params import load_params, months_in_scope, parse_section
-from almanac.reports.publish import PublishConfig, build_style_report, publish, upload_to_hub, verify_manifest
-from almanac.reports.scope import ALL, report_scope
-from almanac.reports.styles import STYLES, get_style
+# The names of almanac.reports.styles.STYLES, sorted, for the help text: that module imports pyarrow.
+# tests/test_cli_startup.py checks the two agree.
+STYLE_NAMES = ("mirai", "openforecast", "openforesight")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="almanac", description=__doc__)
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     commands = parser.add_subparsers(dest="command", required=True)
-    styles = sorted(STYLES)
+    styles = list(STYLE_NAMES)
 
     status = commands.add_parser("status", help="what is built for which months")
     status.add_argument("--check", action="store_true", help="also run `dvc status` (slower)")
@@ -115,6 +118,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from almanac.core.params import load_params, months_in_scope
     from almanac.reports.status import dvc_changed_stages, month_status, status_markdown
 
     params = load_params(args.params)
@@ -126,6 +130,10 @@ def _status(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from almanac.core.io import atomic_dir
     from almanac.core.layout import report_dir
+    from almanac.core.params import load_params
+    from almanac.reports.publish import build_style_report
+    from almanac.reports.scope import report_scope
+    from almanac.reports.styles import get_style
     from almanac.reports.write import write_report
 
     if args.out is not None and (problem := _foreign_report_folder(args.out)):
@@ -157,6 +165,11 @@ def _foreign_report_folder(out: Path) -> str | None:
 
 
 def _publish(args: argparse.Namespace) -> int:
+    from almanac.core.params import load_params, parse_section
+    from almanac.reports.publish import PublishConfig, publish, upload_to_hub
+    from almanac.reports.scope import ALL, report_scope
+    from almanac.reports.styles import get_style
+
     params = load_params(args.params)
     config = parse_section(PublishConfig, params, "publish")
     style = get_style(args.style)
@@ -187,6 +200,8 @@ def _refuse_leaks(style: str, month: str, params: dict[str, Any]) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from almanac.reports.publish import verify_manifest
+
     problems = verify_manifest(args.folder)
     for problem in problems:
         print(f"mismatch: {problem}")
@@ -196,6 +211,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _diff(args: argparse.Namespace) -> int:
     from almanac.reports.diff import diff_report
+    from almanac.reports.styles import get_style
 
     text = diff_report(
         Path(".").resolve(),
@@ -219,6 +235,8 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from almanac.check.run import ALL, STYLES, run_checks
+    from almanac.core.params import load_params
+    from almanac.reports.styles import get_style
 
     styles = list(STYLES) if args.style == ALL else [get_style(args.style).name]
     reports = run_checks(styles, args.month, load_params(args.params), splits_dir=args.splits)

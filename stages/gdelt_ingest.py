@@ -15,6 +15,7 @@ from almanac.core.layout import (
 )
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.params import parse_section
+from almanac.core.raw_input import check_raw_files
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.gdelt.ingest import STAGE, GdeltIngestConfig, combine, discover_files, ingest_file
 
@@ -24,8 +25,10 @@ def main() -> int:
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(GdeltIngestConfig, params, STAGE)
     ray_config = parse_section(RayConfig, params, "ray")
+    month_dir = gdelt_raw_dir(args.month)  # filled by gdelt_download@<month>
     try:
-        tasks = discover_files(gdelt_raw_dir(args.month), config.max_member_bytes)
+        tasks = discover_files(month_dir, config.max_member_bytes) if month_dir.is_dir() else []
+        check_raw_files(month_dir, len(tasks), args.month, params)
         month = combine(parallel_map(ingest_file, tasks, ray_config, STAGE, "file"), files=len(tasks))
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)

@@ -21,7 +21,7 @@ import pytest
 from almanac.core.parallel import RayConfig, init_ray, parallel_map
 from tests.support.project import BIN, make_project, output_digests, run
 
-pytestmark = pytest.mark.ray
+pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a real Ray instance takes ~15 s to start
 
 
 def slow_square(value: int) -> tuple[int, int]:

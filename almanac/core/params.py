@@ -47,6 +47,18 @@ def ccnews_months(params: Mapping[str, Any]) -> list[str]:
     return validate_months([str(month) for month in months])
 
 
+def empty_months(params: Mapping[str, Any]) -> list[str]:
+    """The months whose raw folders are empty on purpose (``empty_months``; none when the key is absent).
+
+    A per-month ingest stage that finds no raw file stops, unless its month is listed here
+    (almanac.core.raw_input).
+    """
+    months = params.get("empty_months", [])
+    if not isinstance(months, list):
+        raise ValueError("params.yaml: 'empty_months' must be a list like ['2025-07'] (or [] for none)")
+    return validate_months([str(month) for month in months])
+
+
 def parse_section(cls: type[T], params: Mapping[str, Any], name: str) -> T:
     """Build ``cls`` (a frozen dataclass) from ``params[name]``; lists become tuples."""
     raw = params.get(name) or {}

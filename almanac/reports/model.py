@@ -64,6 +64,10 @@ class Report:
     # and the panels drawn from its series (the style's DVC plots).
     summary: dict[str, Any] | None = None
     panels: tuple[Panel, ...] = ()
+    # Who wrote the records (an offline template backend or a named model), said plainly, and one record
+    # with its source to show it; the report and the card put both first. "" / None: not stated.
+    authorship: str = ""
+    example: Table | None = None
 
     def series_named(self, name: str) -> Series:
         for series in self.series:

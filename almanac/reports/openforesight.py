@@ -15,6 +15,13 @@ from typing import Any
 from almanac.foresight.recipe import RECIPE
 from almanac.foresight.split import SPLITS
 from almanac.reports import openforesight_stats as stats
+from almanac.reports.authorship import (
+    QUESTION_ROLES,
+    authorship_statement,
+    example_question,
+    models_in_rows,
+    role_authors,
+)
 from almanac.reports.distributions import SUMMARY_KEYS
 from almanac.reports.funnel import (
     FunnelStep,
@@ -117,6 +124,7 @@ def build_report(scope: ReportScope) -> Report:
         funnel_series(steps),
     )
     assert tuple(s.name for s in series) == SERIES
+    authors = role_authors(scope.params, QUESTION_ROLES, models_in_rows(tables))
     return Report(
         STYLE,
         scope.months,
@@ -126,6 +134,8 @@ def build_report(scope: ReportScope) -> Report:
         _notes(months, scope.params),
         summary=style_summary(STYLE, metrics["by_split_month"], metrics) if scope.whole else None,
         panels=PANELS if scope.whole else (),
+        authorship=authorship_statement(authors),
+        example=example_question(tables),
     )
 
 

@@ -60,8 +60,11 @@ def tables_markdown(tables: tuple[Table, ...], level: int = 2) -> str:
 def report_markdown(report: Report) -> str:
     scope = ", ".join(report.months) if report.months else "all months"
     parts = [f"# {report.style} statistics ({scope})", ""]
+    if report.authorship:
+        parts += [report.authorship, ""]
     parts += [f"- {note}" for note in report.notes]
     if report.notes:
         parts.append("")
-    parts.append(tables_markdown(report.tables))
+    example = (report.example,) if report.example else ()
+    parts.append(tables_markdown((*example, *report.tables)))
     return "\n".join(parts).rstrip() + "\n"

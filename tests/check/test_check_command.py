@@ -82,6 +82,7 @@ def test_publish_refuses_a_leaking_split(project: Path, capsys: pytest.CaptureFi
     assert not (project / "out").exists()
 
 
+@pytest.mark.slow  # runs the check stage as a process
 def test_dvc_stage_fails_on_a_leak_and_writes_no_summary(project: Path) -> None:
     released(project, question_start_date=date(2025, 4, 25))  # starts after its own article
     result = subprocess.run(

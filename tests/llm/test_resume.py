@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import run_requests
 from tests.llm.conftest import message, remote_role, requests_for
@@ -19,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 40
 
 
+@pytest.mark.slow  # a client process killed mid-run, then a rerun
 def test_kill_minus_nine_then_rerun(serve: Callable[..., LLMTestServer], tmp_path: Path) -> None:
     server = serve(latency_s=0.1)
     cache_path = tmp_path / "llm.sqlite"

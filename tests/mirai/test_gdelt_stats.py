@@ -170,6 +170,7 @@ def _run(module: str, cwd: Path, *extra: str) -> subprocess.CompletedProcess[str
     )
 
 
+@pytest.mark.slow  # runs the stages as processes (~15 s)
 def test_stages_end_to_end(tmp_path: Path) -> None:
     _write_inputs(tmp_path)
     (tmp_path / "params.yaml").write_text(PARAMS)

@@ -39,6 +39,7 @@ def head_diff(diff_repo: DiffRepo) -> VersionDiff:
     return diff_versions(diff_repo.path, "HEAD~1", "HEAD")
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_question_level_diff_between_two_commits(head_diff: VersionDiff) -> None:
     tables = {(t.style, t.config, t.split): t for t in head_diff.tables}
     assert list(tables) == [
@@ -78,6 +79,7 @@ def test_question_level_diff_between_two_commits(head_diff: VersionDiff) -> None
     assert head_diff.notes == ("openforecast: no released table at `HEAD~1` or `HEAD`.",)
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_params_and_metrics_that_differ(head_diff: VersionDiff) -> None:
     q = "build.questions"
     assert head_diff.params == (
@@ -98,6 +100,7 @@ def test_params_and_metrics_that_differ(head_diff: VersionDiff) -> None:
     )
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_markdown_report(head_diff: VersionDiff) -> None:
     text = render_markdown(head_diff)
     assert text.startswith("# Dataset diff: `HEAD~1` → `HEAD`\n")
@@ -116,17 +119,20 @@ def test_markdown_report(head_diff: VersionDiff) -> None:
     assert "## mirai · default/test" not in text  # nothing differs there
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_split_and_style_filters(diff_repo: DiffRepo) -> None:
     diff = diff_versions(diff_repo.path, "HEAD~1", "HEAD", styles=["openforesight"], splits=["train", "dev"])
     assert [(t.style, t.split, t.added) for t in diff.tables] == [("openforesight", "train", 1)]
     assert diff.notes == ("No table has the split(s) dev.",)
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_unknown_revision(diff_repo: DiffRepo) -> None:
     with pytest.raises(ValueError, match="no-such-branch"):
         diff_versions(diff_repo.path, "no-such-branch", "HEAD")
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 @pytest.mark.parametrize("keep_listings", [False, True], ids=["objects-and-listings", "file-objects"])
 def test_missing_cache_names_the_revision(diff_repo: DiffRepo, tmp_path: Path, keep_listings: bool) -> None:
     repo = diff_repo.copy(tmp_path / "repo")
@@ -141,6 +147,7 @@ def _worktrees(repo: Path) -> int:
     return git(["worktree", "list", "--porcelain"], repo).count("worktree ")
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_build_missing_rebuilds_in_a_worktree_sharing_the_caches(
     diff_repo: DiffRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -171,6 +178,7 @@ def test_build_missing_rebuilds_in_a_worktree_sharing_the_caches(
     assert _worktrees(repo) == 1 and list(scratch.iterdir()) == []
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_failed_rebuild_still_removes_the_worktree(
     diff_repo: DiffRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -186,6 +194,7 @@ def test_failed_rebuild_still_removes_the_worktree(
     assert _worktrees(repo) == 1 and list(scratch.iterdir()) == []
 
 
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
 def test_workspace_against_head(diff_repo: DiffRepo, tmp_path: Path) -> None:
     repo = diff_repo.copy(tmp_path / "repo")
     params = json.loads(json.dumps(PARAMS_2))

@@ -413,3 +413,17 @@ def test_a_month_report_has_no_summary_or_panels(project: Path, tmp_path: Path) 
     written = write_report(report, tmp_path / "out")
     assert not (tmp_path / "out" / "summary.json").exists() and not (tmp_path / "out" / "panels").exists()
     assert len(written) == 2 + 2 * len(SERIES)  # metrics.json, report.md, a CSV and a figure per series
+
+
+def test_report_says_who_wrote_the_questions_and_shows_one(project: Path) -> None:
+    offline = {"generator": {"backend": "offline", "model": "gen"}, "validator": {"model": "val"}}
+    report = build_report(ReportScope(MONTHS, True, {**PARAMS, "llm": {"roles": offline}}))
+    assert report.authorship.startswith("**These questions were not written by a language model.**")
+    assert "editor: backend unknown, not in params.yaml" in report.authorship
+    assert report.example is not None and report.example.note.startswith("One released question (`q1`, train")
+    assert ("Article title", "Headline") in report.example.rows
+
+    hosted = {**offline, "generator": {"backend": "openai", "model": "gen"}}
+    report = build_report(ReportScope(("2025-03",), False, {**PARAMS, "llm": {"roles": hosted}}))
+    assert report.authorship.startswith("The questions were written by the model `gen` (`backend: openai`).")
+    assert report.example is not None and report.example.note.startswith("One released question (`q4`, test")

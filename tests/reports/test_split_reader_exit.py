@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 READ_ONE_SPLIT = """
 import sys
@@ -25,6 +26,7 @@ assert sum(t.num_rows for t in tables.values()) == 3, tables
 """
 
 
+@pytest.mark.slow  # twelve fresh interpreters
 def test_reading_splits_exits_cleanly_every_time(tmp_path: Path) -> None:
     split = tmp_path / "data/foresight/splits/train"
     split.mkdir(parents=True)

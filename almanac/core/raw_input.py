@@ -1,0 +1,37 @@
+"""A per-month ingest stage that finds no raw file stops, unless its month is empty on purpose.
+
+A month whose raw folder is missing or empty (a download that never ran, a raw_dir typo, a month added to
+params before its files) used to build into empty outputs and then empty splits, which look the same as a
+month whose every article was filtered out. Now the stage fails with one line naming the folder; a month
+that really has no data is listed in ``params.yaml: empty_months`` and then builds empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from almanac.core.params import empty_months
+from almanac.core.stage import StageError
+
+
+class NoRawInput(StageError):
+    """An ingest stage found no raw input: for a per-month stage, a month not in empty_months."""
+
+
+def check_raw_files(folder: Path, files: int, month: str, params: Mapping[str, Any]) -> None:
+    """Raise :class:`NoRawInput` when ``files`` (the input files found in ``folder``) is 0, unless
+    ``month`` is in ``empty_months``."""
+    if files or month in empty_months(params):
+        return
+    if not folder.exists():
+        state = "does not exist"
+    elif not folder.is_dir():
+        state = "is not a folder"
+    else:
+        state = "holds no input files"
+    raise NoRawInput(
+        f"no raw input for {month}: {folder} {state}; if {month} has no data on purpose, "
+        "list it in params.yaml empty_months"
+    )
