@@ -141,7 +141,9 @@ def test_example_is_the_smallest_question_id_with_its_article() -> None:
 
 def _report(authorship: str, example: Table | None) -> Report:
     table = Table("Questions per split", ("Split", "Questions"), (("test", 2),))
-    return Report("openforesight", ("2025-06",), {}, (), (table,), ("a note",), authorship, example)
+    return Report(
+        "openforesight", ("2025-06",), {}, (), (table,), ("a note",), authorship=authorship, example=example
+    )
 
 
 def _card(report: Report) -> str:
