@@ -62,25 +62,27 @@ def role_authors(
     return tuple(authors)
 
 
-def authorship_statement(authors: Sequence[RoleAuthor]) -> str:
-    """One paragraph: who wrote the questions (the generator role), then every role's backend and model."""
-    writer = next(author for author in authors if author.role == WRITER)
-    if writer.backend == OFFLINE:
+def authorship_statement(
+    authors: Sequence[RoleAuthor], writer: str = WRITER, records: str = "questions", sources: str = "articles"
+) -> str:
+    """One paragraph: who wrote the ``records`` (the ``writer`` role), then every role's backend and model."""
+    author = next(author for author in authors if author.role == writer)
+    if author.backend == OFFLINE:
         lead = (
-            "**These questions were not written by a language model.** The offline template backend "
-            f"(`backend: offline`: fixed rules over the spaCy pipeline `{writer.model}`) filled them in "
-            "from the articles. They are templates for testing the pipeline, not model-written questions, "
-            "and say nothing about the questions a model would write."
+            f"**These {records} were not written by a language model.** The offline template backend "
+            f"(`backend: offline`: fixed rules over the spaCy pipeline `{author.model}`) filled them in "
+            f"from the {sources}. They are templates for testing the pipeline, not model-written {records}, "
+            f"and say nothing about the {records} a model would write."
         )
-    elif writer.backend == UNKNOWN:
+    elif author.backend == UNKNOWN:
         lead = (
-            "**Which backend wrote these questions is not recorded.** The rows name a model, not its "
-            f"backend, and `params.yaml: llm.roles.{WRITER}` does not give that model; rebuild "
+            f"**Which backend wrote these {records} is not recorded.** The rows name a model, not its "
+            f"backend, and `params.yaml: llm.roles.{writer}` does not give that model; rebuild "
             "(`dvc repro`) so that the data and the params agree."
         )
     else:
-        lead = f"The questions were written by the model `{writer.model}` (`backend: {writer.backend}`)."
-    return f"{lead} Roles: {'; '.join(_role_line(author) for author in authors)}."
+        lead = f"The {records} were written by the model `{author.model}` (`backend: {author.backend}`)."
+    return f"{lead} Roles: {'; '.join(_role_line(role) for role in authors)}."
 
 
 def _role_line(author: RoleAuthor) -> str:

@@ -15,6 +15,7 @@ import duckdb
 from almanac.core.layout import METRICS
 from almanac.events.llm_tasks.replies import EVENT_TOPICS
 from almanac.events.recipe import RECIPE
+from almanac.reports.authorship import authorship_statement, role_authors
 from almanac.reports.funnel import (
     FunnelStep,
     funnel_metrics,
@@ -51,6 +52,9 @@ from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
 from almanac.reports.summary import style_summary
 from almanac.stats.events import ORIGINS
+
+EVENT_ROLES = ("classifier", "annotator")  # the LLM roles of the OpenForecast branch (its card's roles)
+TIMELINE_WRITER = "annotator"  # extracts timelines and arguments and writes negative options
 
 SERIES = ("split_counts", "topics", "origins", "question_length", "answer_length", "horizon", "funnel")
 PANELS = (
@@ -148,6 +152,13 @@ def build_report(scope: ReportScope, metrics_dir: Path = METRICS) -> Report:
         notes,
         summary=style_summary("openforecast", _samples_by_split_month(con), metrics) if scope.whole else None,
         panels=PANELS if scope.whole else (),
+        authorship=authorship_statement(
+            # The rows name no model: the backend comes from params alone (the roles are stage params).
+            role_authors(scope.params, EVENT_ROLES, {}),
+            writer=TIMELINE_WRITER,
+            records="timelines, event arguments and task texts",
+            sources="Wikipedia and WCEP texts",
+        ),
     )
 
 

@@ -335,3 +335,23 @@ def test_whole_dataset_summary(project: Path) -> None:
     }
     assert leaves(report.summary) == 21 <= MAX_SUMMARY_KEYS  # rows 1 + 3 * 2, funnel 9, llm 5; no check file
     assert build_report(month("2025-05")).summary is None
+
+
+def test_report_says_which_backend_wrote_the_timelines(project: Path) -> None:
+    offline = {
+        "llm": {"roles": {"classifier": {"backend": "offline", "model": "m"}, "annotator": {"model": "m"}}}
+    }
+    statement = build_report(ReportScope(("2025-06",), False, offline)).authorship
+    assert statement.startswith(
+        "**These timelines, event arguments and task texts were not written by a language model.**"
+    )
+    assert "classifier: offline, `m` (from params.yaml; the rows do not name it)" in statement
+    hosted = {
+        "llm": {"roles": {"classifier": {"model": "c"}, "annotator": {"backend": "openai", "model": "a1"}}}
+    }
+    statement = build_report(ReportScope(("2025-06",), False, hosted)).authorship
+    assert statement.startswith(
+        "The timelines, event arguments and task texts were written by the model `a1`"
+    )
+    # No roles in params: nothing to go by, and the report says so rather than guessing.
+    assert build_report(month("2025-06")).authorship.startswith("**Which backend wrote these timelines")
