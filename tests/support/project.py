@@ -47,6 +47,8 @@ def make_project(target: Path, **param_overrides: object) -> Path:
     run(["git", "init", "-q"], target)
     run([str(BIN / "dvc"), "init", "-q"], target)
     run([str(BIN / "dvc"), "config", "core.site_cache_dir", ".dvc/site_cache"], target)
+    # As in the repository: DVC's own bookkeeping (its site cache) is no file for git.
+    shutil.copy2(ROOT / ".dvc" / ".gitignore", target / ".dvc" / ".gitignore")
     run([str(BIN / "dvc"), "config", "core.analytics", "false"], target)
     # The plot templates dvc.yaml names live in .dvc/, which `dvc init` creates, so they come after it.
     shutil.copytree(ROOT / ".dvc" / "plots", target / ".dvc" / "plots")
