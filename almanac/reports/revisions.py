@@ -227,18 +227,28 @@ def _errors(kind: str, result: dict[str, Any]) -> list[str]:
 
 
 def count_files(repo: Path, commit: str) -> set[str]:
-    """The JSON files under reports/ at ``commit`` (tracked or new in the working tree for ``workspace``).
+    """The JSON files under reports/ at ``commit``: git-tracked ones and the DVC outputs its dvc.lock
+    lists (for ``workspace``: the working tree's, untracked files included).
 
     dvc.yaml declares only the style summaries as metrics, so that `dvc metrics show` stays readable; a
-    version diff also compares every stage's metrics, report metrics and check counts, all JSON under
-    reports/ and tracked by git (``cache: false``).
+    version diff also compares every stage's metrics (DVC-cached outputs, which keep the stages'
+    run-cache), the reports' metrics and the check counts (git-tracked, ``cache: false``).
     """
     root = REPORTS.as_posix()
     if commit == WORKSPACE:
         listing = _run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--", root], repo)
+        lock_path = repo / "dvc.lock"
+        lock_text = lock_path.read_text(encoding="utf-8") if lock_path.is_file() else ""
     else:
         listing = _run(["git", "ls-tree", "-r", "--name-only", commit, "--", root], repo)
-    return {path for path in listing.stdout.splitlines() if path.endswith(".json")}
+        shown = _run(["git", "show", f"{commit}:dvc.lock"], repo, check=False)
+        lock_text = shown.stdout if shown.returncode == 0 else ""  # a revision before its first build
+    lock = yaml.safe_load(lock_text) or {}
+    outs = {
+        str(out["path"]) for stage in (lock.get("stages") or {}).values() for out in stage.get("outs") or []
+    }
+    files = set(listing.stdout.splitlines()) | outs
+    return {path for path in files if path.startswith(f"{root}/") and path.endswith(".json")}
 
 
 def params_and_metrics(
