@@ -1,10 +1,11 @@
 """What a metrics JSON may hold: counts and floats rounded to one precision, and no wall-clock time.
 
-Metrics files are tracked (git, and their md5s in ``dvc.lock``) and compared between revisions by
-``dvc metrics diff`` and ``almanac diff``. A wall-clock figure differs on every run and a float written
-to 17 digits differs with summation order, so either would make a rerun that changed nothing rewrite the
-file and dirty the lock. Every metrics writer goes through :func:`write_metrics`, which rounds floats and
-refuses time keys; stage timings go to the untracked ``metrics/timings/`` (see ``almanac.core.stage``).
+Metrics files are versioned (in git or the DVC cache, their md5s in ``dvc.lock``) and compared between
+revisions by ``dvc metrics diff`` and ``almanac diff``. A wall-clock figure differs on every run and a
+float written to 17 digits differs with summation order, so either would make a rerun that changed nothing
+rewrite the file and dirty the lock. Every metrics writer goes through :func:`write_metrics`, which rounds
+floats and refuses time keys; stage timings go to the untracked ``metrics/timings/`` (see
+``almanac.core.stage``).
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """A style's summary: the few numbers `dvc metrics show` prints for it (reports/<style>/all/summary.json).
 
-Every other count file is a git-tracked DVC output, not a DVC metric: each stage's metrics
-(``reports/metrics/``), each report's ``metrics.json`` and the check counts (``reports/check/``). Declared as
-metrics they made ``dvc metrics show`` a table of over a thousand columns. The summary keeps what a reader
-scans after a build: released rows per split and month, how many items each funnel step kept, whether the
-invariant check passed and what the LLM calls cost. Its size grows with the steps, split-months and LLM
-counters (tens of keys), never with the data.
+Every other count file is a DVC output, not a DVC metric: each stage's metrics (``reports/metrics/``, in
+the DVC cache), each report's ``metrics.json`` and the check counts (``reports/check/``, git-tracked).
+Declared as metrics they made ``dvc metrics show`` a table of over a thousand columns. The summary keeps
+what a reader scans after a build: released rows per split and month, how many items each funnel step
+kept, whether the invariant check passed and what the LLM calls cost. Its size grows with the steps,
+split-months and LLM counters (tens of keys), never with the data.
 """
 
 from __future__ import annotations
