@@ -7,12 +7,21 @@ counting drifted (``items_in`` set up front here, ``items_out = len(kept)`` ther
 
 A step's decision is a plain function that returns the kept value or a :class:`Drop`; the id and the
 source of the reject row come from the step's getters, so the decision says only *why*.
+
+Three counting rules live here and nowhere else:
+- a record is counted in once per stage: a later step of the same stage (``chained=True``) takes its
+  records from the previous step's output, so it moves them back out of ``items_out`` instead of
+  counting them in again;
+- a group rule (one survivor per group, or a group refused whole) is a record-level step whose decision
+  is worked out per group first (:class:`GroupStep`); the losers' reject rows name the survivor;
+- a record that fans out into several items (an event into its source URLs) counts each item once, and
+  a record with no item counts as one item, rejected (:func:`fan_out`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from almanac.core.progress import progress
@@ -44,15 +53,25 @@ class Step(Generic[R, T]):
 
 
 def apply_step(
-    records: Iterable[R], step: Step[R, T], ledger: StageLedger, desc: str | None = None
+    records: Iterable[R],
+    step: Step[R, T],
+    ledger: StageLedger,
+    desc: str | None = None,
+    *,
+    chained: bool = False,
 ) -> list[T]:
     """Run ``step`` over ``records`` in order: each record is counted in, then kept or rejected.
 
-    A progress bar (``desc``, default the stage name) counts the records while a TTY watches.
+    ``chained``: the records are the kept output of an earlier step on the same ledger (already
+    counted in), so each is taken back out of ``items_out`` instead. A progress bar (``desc``, default
+    the stage name) counts the records while a TTY watches.
     """
     kept: list[T] = []
     for record in progress(records, desc=desc or ledger.stage, unit="record"):
-        ledger.items_in += 1
+        if chained:
+            ledger.items_out -= 1
+        else:
+            ledger.items_in += 1
         outcome = step.decide(record)
         if isinstance(outcome, Drop):
             ledger.reject(
@@ -94,3 +113,102 @@ def apply_filter(
 ) -> list[R]:
     """:func:`apply_step` with :func:`filter_step`: the records that pass ``check``, unchanged."""
     return apply_step(records, filter_step(check, item_id, source), ledger)
+
+
+KEEP_ALL = -1
+"""What :attr:`GroupStep.choose` returns for a group that passes whole."""
+
+
+@dataclass(frozen=True)
+class GroupStep(Generic[R]):
+    """A rule over groups of records: each group keeps one survivor, passes whole, or is refused whole.
+
+    ``choose`` sees a group's members in input order and returns the survivor's position among them,
+    :data:`KEEP_ALL`, or a :class:`Drop` for every member. ``outranked(loser, survivor)`` says why a
+    member lost; its reject row names the survivor as ``related_id`` unless the Drop names another.
+    """
+
+    group_key: Callable[[R], Hashable]
+    choose: Callable[[Sequence[R]], int | Drop]
+    outranked: Callable[[R, R], Drop]
+    item_id: Callable[[R], str]
+    source: Callable[[R], str]
+
+
+def apply_group_step(
+    records: Iterable[R],
+    step: GroupStep[R],
+    ledger: StageLedger,
+    desc: str | None = None,
+    *,
+    chained: bool = False,
+) -> list[R]:
+    """Group ``records``, decide each group once, then run the decisions as one record-level step.
+
+    Kept records come out in input order (not group order), so a group rule never reorders a table.
+    """
+    listed = list(records)
+    members: dict[Hashable, list[int]] = {}
+    for position, record in enumerate(listed):
+        members.setdefault(step.group_key(record), []).append(position)
+    verdict: dict[int, int | Drop] = {}  # position -> KEEP_ALL, its survivor's position, or a Drop
+    for positions in members.values():
+        choice = step.choose([listed[position] for position in positions])
+        for position in positions:
+            verdict[position] = (
+                choice if isinstance(choice, Drop) or choice == KEEP_ALL else positions[choice]
+            )
+
+    def decide(entry: tuple[int, R]) -> R | Drop:
+        position, record = entry
+        outcome = verdict[position]
+        if isinstance(outcome, Drop):
+            return outcome
+        if outcome in (KEEP_ALL, position):
+            return record
+        survivor = listed[outcome]
+        why = step.outranked(record, survivor)
+        return why if why.related_id is not None else replace(why, related_id=step.item_id(survivor))
+
+    numbered = Step(decide, lambda entry: step.item_id(entry[1]), lambda entry: step.source(entry[1]))
+    return apply_step(enumerate(listed), numbered, ledger, desc, chained=chained)
+
+
+def first_survives(
+    group_key: Callable[[R], Hashable],
+    outranked: Callable[[R, R], Drop],
+    item_id: Callable[[R], str],
+    source: Callable[[R], str],
+) -> GroupStep[R]:
+    """The commonest group rule: the first record of each group (in input order) is kept."""
+    return GroupStep(group_key, lambda _members: 0, outranked, item_id, source)
+
+
+def fan_out(
+    records: Iterable[R],
+    expand: Callable[[R], Sequence[T] | Drop],
+    ledger: StageLedger,
+    item_id: Callable[[R], str],
+    source: Callable[[R], str],
+) -> list[T]:
+    """The items ``records`` expand into (an event into its source URLs), counted in and handed on.
+
+    The counting rule of every one-to-many step: each item counts as one in (and out, to the next step,
+    which takes it with ``chained=True``); a record that expands into nothing counts as one item and is
+    rejected with ``expand``'s Drop, so no record vanishes from the funnel.
+    """
+    items: list[T] = []
+    unexpanded: Step[tuple[R, Drop], object] = Step(_second, of_first(item_id), of_first(source))
+    for record in records:
+        expanded = expand(record)
+        if isinstance(expanded, Drop):
+            apply_step([(record, expanded)], unexpanded, ledger)
+            continue
+        ledger.items_in += len(expanded)
+        ledger.items_out += len(expanded)
+        items.extend(expanded)
+    return items
+
+
+def _second(pair: tuple[R, Drop]) -> Drop:
+    return pair[1]
