@@ -176,3 +176,10 @@ def test_fan_out_counts_each_item_once_and_a_record_without_items_as_one_reject(
     assert apply_step(items, resolve, ledger, chained=True) == ["e1:u1", "e3:u3"]
     assert (ledger.items_in, ledger.items_out, ledger.rejected) == (4, 2, 2)
     ledger.check_balance()
+
+
+def test_a_repeat_of_the_same_id_need_not_name_itself_as_survivor() -> None:
+    step = first_survives(_group_of, lambda loser, first: Drop("again", ""), str, str, names_survivor=False)
+    ledger = _ledger()
+    assert apply_group_step(["a1", "a2"], step, ledger) == ["a1"]
+    assert ledger.rejects == [Reject("a2", "demo", "again", "", "a2", None)]

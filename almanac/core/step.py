@@ -125,7 +125,8 @@ class GroupStep(Generic[R]):
 
     ``choose`` sees a group's members in input order and returns the survivor's position among them,
     :data:`KEEP_ALL`, or a :class:`Drop` for every member. ``outranked(loser, survivor)`` says why a
-    member lost; its reject row names the survivor as ``related_id`` unless the Drop names another.
+    member lost; its reject row names the survivor as ``related_id`` unless the Drop names another or
+    ``names_survivor`` is off (a repeat of the same id, where the survivor's id is the loser's own).
     """
 
     group_key: Callable[[R], Hashable]
@@ -133,6 +134,7 @@ class GroupStep(Generic[R]):
     outranked: Callable[[R, R], Drop]
     item_id: Callable[[R], str]
     source: Callable[[R], str]
+    names_survivor: bool = True
 
 
 def apply_group_step(
@@ -168,7 +170,9 @@ def apply_group_step(
             return record
         survivor = listed[outcome]
         why = step.outranked(record, survivor)
-        return why if why.related_id is not None else replace(why, related_id=step.item_id(survivor))
+        if why.related_id is not None or not step.names_survivor:
+            return why
+        return replace(why, related_id=step.item_id(survivor))
 
     numbered = Step(decide, lambda entry: step.item_id(entry[1]), lambda entry: step.source(entry[1]))
     return apply_step(enumerate(listed), numbered, ledger, desc, chained=chained)
@@ -179,9 +183,11 @@ def first_survives(
     outranked: Callable[[R, R], Drop],
     item_id: Callable[[R], str],
     source: Callable[[R], str],
+    *,
+    names_survivor: bool = True,
 ) -> GroupStep[R]:
     """The commonest group rule: the first record of each group (in input order) is kept."""
-    return GroupStep(group_key, lambda _members: 0, outranked, item_id, source)
+    return GroupStep(group_key, lambda _members: 0, outranked, item_id, source, names_survivor)
 
 
 def fan_out(
