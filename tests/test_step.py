@@ -16,6 +16,7 @@ from almanac.core.step import (
     fan_out,
     filter_step,
     first_survives,
+    keep_whole,
     of_first,
 )
 
@@ -183,3 +184,11 @@ def test_a_repeat_of_the_same_id_need_not_name_itself_as_survivor() -> None:
     ledger = _ledger()
     assert apply_group_step(["a1", "a2"], step, ledger) == ["a1"]
     assert ledger.rejects == [Reject("a2", "demo", "again", "", "a2", None)]
+
+
+def test_keep_whole_counts_a_bulk_pass_like_a_step_that_keeps_each() -> None:
+    ledger = _ledger()
+    keep_whole(ledger, 3)
+    assert apply_filter([1, 2], _check_even, ledger, str, str) == [2]
+    assert (ledger.items_in, ledger.items_out, ledger.rejected) == (5, 4, 1)
+    ledger.check_balance()

@@ -14,6 +14,7 @@ Three counting rules live here and nowhere else:
   counting them in again;
 - a group rule (one survivor per group, or a group refused whole) is a record-level step whose decision
   is worked out per group first (:class:`GroupStep`); the losers' reject rows name the survivor;
+- records a vectorised pass keeps wholesale count in and out at once (:func:`keep_whole`);
 - a record that fans out into several items (an event into its source URLs) counts each item once, and
   a record with no item counts as one item, rejected (:func:`fan_out`).
 """
@@ -113,6 +114,13 @@ def apply_filter(
 ) -> list[R]:
     """:func:`apply_step` with :func:`filter_step`: the records that pass ``check``, unchanged."""
     return apply_step(records, filter_step(check, item_id, source), ledger)
+
+
+def keep_whole(ledger: StageLedger, count: int) -> None:
+    """``count`` records a vectorised pass kept without a decision each (Arrow typed a whole file):
+    counted in and out as a step that keeps each would count them."""
+    ledger.items_in += count
+    ledger.items_out += count
 
 
 KEEP_ALL = -1
