@@ -16,6 +16,7 @@ from almanac.core.step import (
     fan_out,
     filter_step,
     first_survives,
+    fold_into,
     keep_whole,
     of_first,
 )
@@ -191,4 +192,13 @@ def test_keep_whole_counts_a_bulk_pass_like_a_step_that_keeps_each() -> None:
     keep_whole(ledger, 3)
     assert apply_filter([1, 2], _check_even, ledger, str, str) == [2]
     assert (ledger.items_in, ledger.items_out, ledger.rejected) == (5, 4, 1)
+    ledger.check_balance()
+
+
+def test_fold_into_makes_the_groups_the_items() -> None:
+    # 5 quads, 1 malformed; the 4 valid ones fold into 2 groups: 3 items in (1 quad + 2 groups), 2 out.
+    ledger = _ledger()
+    valid = apply_filter([2, 4, 5, 6, 8], _check_even, ledger, str, str)
+    fold_into(ledger, len(valid), 2)
+    assert (ledger.items_in, ledger.items_out, ledger.rejected) == (3, 2, 1)
     ledger.check_balance()

@@ -15,6 +15,7 @@ Three counting rules live here and nowhere else:
 - a group rule (one survivor per group, or a group refused whole) is a record-level step whose decision
   is worked out per group first (:class:`GroupStep`); the losers' reject rows name the survivor;
 - records a vectorised pass keeps wholesale count in and out at once (:func:`keep_whole`);
+- records folded into fewer groups are replaced by the groups in the counts (:func:`fold_into`);
 - a record that fans out into several items (an event into its source URLs) counts each item once, and
   a record with no item counts as one item, rejected (:func:`fan_out`).
 """
@@ -121,6 +122,13 @@ def keep_whole(ledger: StageLedger, count: int) -> None:
     counted in and out as a step that keeps each would count them."""
     ledger.items_in += count
     ledger.items_out += count
+
+
+def fold_into(ledger: StageLedger, folded: int, groups: int) -> None:
+    """``folded`` kept records merged into ``groups`` items (MIRAI's valid quads into day-pair groups):
+    from here on the unit of account is the group, so the groups replace the records in both counts."""
+    ledger.items_in += groups - folded
+    ledger.items_out += groups - folded
 
 
 KEEP_ALL = -1
