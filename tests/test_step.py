@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from almanac.core.rejects import Reject, StageLedger
+from almanac.core.rejects import Reject, StageLedger, TableLedger
+from almanac.core.schemas import REJECT_SCHEMA, table_from_rows
 from almanac.core.step import (
     KEEP_ALL,
     Drop,
@@ -19,6 +20,7 @@ from almanac.core.step import (
     fold_into,
     keep_whole,
     of_first,
+    table_step,
 )
 
 
@@ -201,4 +203,17 @@ def test_fold_into_makes_the_groups_the_items() -> None:
     valid = apply_filter([2, 4, 5, 6, 8], _check_even, ledger, str, str)
     fold_into(ledger, len(valid), 2)
     assert (ledger.items_in, ledger.items_out, ledger.rejected) == (3, 2, 1)
+    ledger.check_balance()
+
+
+def test_table_step_counts_a_whole_table_rule_like_a_row_step() -> None:
+    # 4 rows kept, 2 rejected in one table: 6 in, 4 out, rejects counted by reason.
+    ledger = TableLedger("demo")
+    rows = [
+        {"id": "e1", "stage": "demo", "reason": "same_country", "detail": "", "source": "f:1"},
+        {"id": "e2", "stage": "demo", "reason": "unknown_root_code", "detail": "", "source": "f:2"},
+    ]
+    table_step(ledger, 4, table_from_rows([{**row, "related_id": None} for row in rows], REJECT_SCHEMA))
+    assert (ledger.items_in, ledger.items_out, ledger.rejected) == (6, 4, 2)
+    assert ledger.rejected_by_reason == {"same_country": 1, "unknown_root_code": 1}
     ledger.check_balance()

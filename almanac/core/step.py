@@ -14,7 +14,8 @@ Three counting rules live here and nowhere else:
   counting them in again;
 - a group rule (one survivor per group, or a group refused whole) is a record-level step whose decision
   is worked out per group first (:class:`GroupStep`); the losers' reject rows name the survivor;
-- records a vectorised pass keeps wholesale count in and out at once (:func:`keep_whole`);
+- records a vectorised pass keeps wholesale count in and out at once (:func:`keep_whole`), and a
+  rule run over a whole table hands its rejects over as a table (:func:`table_step`);
 - records folded into fewer groups are replaced by the groups in the counts (:func:`fold_into`);
 - a record that fans out into several items (an event into its source URLs) counts each item once, and
   a record with no item counts as one item, rejected (:func:`fan_out`).
@@ -26,8 +27,10 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
+import pyarrow as pa
+
 from almanac.core.progress import progress
-from almanac.core.rejects import StageLedger
+from almanac.core.rejects import StageLedger, TableLedger
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -122,6 +125,14 @@ def keep_whole(ledger: StageLedger, count: int) -> None:
     counted in and out as a step that keeps each would count them."""
     ledger.items_in += count
     ledger.items_out += count
+
+
+def table_step(ledger: TableLedger, kept: int, rejected: pa.Table) -> None:
+    """A rule run over a whole table at once (GDELT's rules in DuckDB): ``kept`` rows handed on and one
+    reject row per row of ``rejected`` (REJECT_SCHEMA columns), counted as a per-row step would be."""
+    keep_whole(ledger, kept)
+    ledger.items_in += rejected.num_rows
+    ledger.reject_table(rejected)
 
 
 def fold_into(ledger: StageLedger, folded: int, groups: int) -> None:
