@@ -13,6 +13,7 @@ from almanac.core.step import (
     Step,
     apply_filter,
     apply_group_step,
+    apply_producing_step,
     apply_step,
     fan_out,
     filter_step,
@@ -217,3 +218,15 @@ def test_table_step_counts_a_whole_table_rule_like_a_row_step() -> None:
     assert (ledger.items_in, ledger.items_out, ledger.rejected) == (6, 4, 2)
     assert ledger.rejected_by_reason == {"same_country": 1, "unknown_root_code": 1}
     ledger.check_balance()
+
+
+def test_a_producing_step_counts_records_and_writes_how_many_items_they_yielded() -> None:
+    # Articles yielding 2, 0 and 3 questions: 3 in, 2 out, 1 rejected; 5 produced.
+    def questions(n: int) -> list[str] | Drop:
+        return [f"q{n}.{i}" for i in range(n)] or Drop("no_question", "none")
+
+    ledger = _ledger()
+    items = apply_producing_step([2, 0, 3], Step(questions, str, str), ledger, "candidates")
+    assert items == ["q2.0", "q2.1", "q3.0", "q3.1", "q3.2"]
+    assert (ledger.items_in, ledger.items_out, ledger.rejected) == (3, 2, 1)
+    assert ledger.metrics()["candidates"] == 5

@@ -14,6 +14,8 @@ Three counting rules live here and nowhere else:
   counting them in again;
 - a group rule (one survivor per group, or a group refused whole) is a record-level step whose decision
   is worked out per group first (:class:`GroupStep`); the losers' reject rows name the survivor;
+- a step that yields new items from a record (questions from an article) counts the records and
+  writes how many items they yielded under the recipe's ``produces`` key (:func:`apply_producing_step`);
 - records a vectorised pass keeps wholesale count in and out at once (:func:`keep_whole`), and a
   rule run over a whole table hands its rejects over as a table (:func:`table_step`);
 - records folded into fewer groups are replaced by the groups in the counts (:func:`fold_into`);
@@ -90,6 +92,24 @@ def apply_step(
             kept.append(outcome)
             ledger.items_out += 1
     return kept
+
+
+def apply_producing_step(
+    records: Iterable[R],
+    step: Step[R, list[T]],
+    ledger: StageLedger,
+    produced_key: str,
+    desc: str | None = None,
+) -> list[T]:
+    """A step whose kept value is the list of new items a record yields (qgen: an article's questions).
+
+    The record stays the unit counted in, out or rejected; the items it yields are counted here, in
+    ``ledger.extra[produced_key]``, which the funnel reads as the step's count (the recipe's
+    ``produces``), so the next step's items_in chains to it.
+    """
+    items = [item for kept in apply_step(records, step, ledger, desc) for item in kept]
+    ledger.extra[produced_key] = ledger.extra.get(produced_key, 0) + len(items)
+    return items
 
 
 def of_first(getter: Callable[[R], str]) -> Callable[[tuple[R, object]], str]:
