@@ -1,4 +1,4 @@
-"""Every stage of dvc.yaml against the layout table (almanac.core.layout.STAGES), path by path.
+"""Every stage of dvc.yaml against the layout table (almanac.core.layout.stages.STAGES), path by path.
 
 Outputs: each ``outs`` / ``metrics`` / ``plots`` entry of a stage (per month for a foreach stage) is the path
 the table gives for that stage and month, and the reverse. Data deps: each dep under data/ or reports/ is
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from almanac.core.layout import STAGES, raw_inputs, stage_outputs
-from almanac.core.layout.stages import REPORT_SERIES
+from almanac.core.layout import raw_inputs
+from almanac.core.layout.stages import REPORT_SERIES, STAGES, stage_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
 DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]

@@ -6,14 +6,15 @@ a funnel or README's stage tables disagree with it.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from pathlib import Path
 
 import pytest
 
-from almanac.core.layout import STAGES, stage_outputs
 from almanac.core.layout.paths import metrics_path
+from almanac.core.layout.stages import STAGES, stage_outputs
 from almanac.core.recipe import CORPUS, Recipe, Step
 from almanac.events.recipe import RECIPE as OPENFORECAST
 from almanac.foresight.funnel import OPENFORESIGHT_FUNNEL
@@ -83,6 +84,18 @@ def test_per_month_and_funnel_flags_match_the_layout(recipe: Recipe) -> None:
         outputs = stage_outputs(step.stage, "2025-01").all()
         writes_stage_metrics = metrics_path(step.stage, "2025-01" if step.per_month else None) in outputs
         assert step.funnel == writes_stage_metrics, step.stage
+
+
+def test_the_layout_table_reads_the_openforesight_step_names_from_the_recipe() -> None:
+    """No second copy of the step names: the stage table's source names none of the per-month steps."""
+    per_month = [step.stage for step in OPENFORESIGHT.steps if step.per_month]
+    assert [
+        stage for stage in STAGES if stage.startswith("foresight_") and STAGES[stage].per_month
+    ] == per_month
+    source = (ROOT / "almanac" / "core" / "layout" / "stages.py").read_text()
+    literals = {node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)}
+    short = {stage.removeprefix("foresight_") for stage in per_month}
+    assert literals & (short | set(per_month)) == set()
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)

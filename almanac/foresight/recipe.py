@@ -23,14 +23,14 @@ STEPS: Final = (
         stage="foresight_validate",
         label="Validation",
         does="the validator role accepts or rejects each candidate",
-        rejects="almanac.foresight.judge",
+        rejects="almanac.foresight.validate",
         unit="questions",
     ),
     Step(
         stage="foresight_select",
         label="Best question selection",
         does="one question per article: a lone valid one is kept, several go to the validator to choose",
-        rejects="almanac.foresight.judge",
+        rejects="almanac.foresight.select",
         unit="questions",
     ),
     Step(

@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from almanac.core.layout import paths as p
+from almanac.foresight.recipe import RECIPE as FORESIGHT_RECIPE
 
 # The ``*_report`` stages' plot series (reports/<style>/<month>/plots/<name>.csv), in the builders' order;
 # each builder's SERIES is tested equal to its entry here.
@@ -103,7 +104,11 @@ def _check(style: str) -> StageLayout:
     return _whole(p.check_report(style))
 
 
-FORESIGHT_STEPS = ("qgen", "validate", "select", "leakage", "answer_type", "dates")
+# The per-month OpenForesight steps, named as in the recipe (almanac.foresight.recipe, the one place
+# their order is written); each writes foresight/<step>/<month>.parquet, its rejects and metrics.
+FORESIGHT_STEPS = tuple(
+    step.stage.removeprefix("foresight_") for step in FORESIGHT_RECIPE.steps if step.per_month
+)
 
 STAGES: dict[str, StageLayout] = {
     "ccnews_ingest": _month(
