@@ -17,10 +17,10 @@ from almanac.core.layout.paths import metrics_path
 from almanac.core.layout.stages import STAGES, stage_outputs
 from almanac.core.recipe import CORPUS, Recipe, Step
 from almanac.events.recipe import RECIPE as OPENFORECAST
-from almanac.foresight.funnel import OPENFORESIGHT_FUNNEL
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
 from almanac.mirai.recipe import RECIPE as MIRAI
 from almanac.reports import mirai, openforecast, openforesight
+from almanac.reports.foresight_funnel import OPENFORESIGHT_FUNNEL
 from tests.test_layout_dvc import DVC, EXPANDED, PRODUCED, _paths, _related
 
 ROOT = Path(__file__).resolve().parents[1]

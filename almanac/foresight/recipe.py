@@ -1,7 +1,8 @@
 """The OpenForesight recipe: its stages in order, the one place that order is written.
 
-Read by the Table-1 funnel (almanac.foresight.funnel), the report's funnel (almanac.reports.openforesight)
-and tests/test_recipes.py (dvc.yaml's data deps chain these steps; README lists them in this order).
+Read by the Table-1 funnel (almanac.reports.foresight_funnel), the report's funnel
+(almanac.reports.openforesight) and tests/test_recipes.py (dvc.yaml's data deps chain these steps; README
+lists them in this order).
 """
 
 from __future__ import annotations
@@ -81,6 +82,4 @@ STEPS: Final = (
     ),
 )
 
-RECIPE: Final = Recipe(
-    "openforesight", STEPS, reports=("foresight_funnel", "openforesight_report", "openforesight_report_all")
-)
+RECIPE: Final = Recipe("openforesight", STEPS, reports=("foresight_funnel", "openforesight_report"))
