@@ -11,6 +11,7 @@ A chunk's day is its article's *available* day, the last day it may have been pu
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import date
@@ -121,7 +122,13 @@ def search_chunks(
 
 
 def open_index(root: Path) -> tantivy.Index:
+    """The index under ``root``, opened once per build (a rebuild changes ``meta.json``'s time)."""
     folder = root / INDEX_FOLDER
     if not (folder / "meta.json").is_file() or not (root / MANIFEST).is_file():
         raise IndexMissingError(f"no FutureSim index in {root}: run `dvc repro futuresim_index` first")
-    return tantivy.Index.open(str(folder))
+    return _opened(str(folder.resolve()), (folder / "meta.json").stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _opened(folder: str, _meta_time: int) -> tantivy.Index:
+    return tantivy.Index.open(folder)

@@ -162,9 +162,13 @@ def futuresim_articles_dir(month: str) -> Path:
     return FUTURESIM / "corpus" / "articles" / month
 
 
+def futuresim_chunks_dir() -> Path:
+    return FUTURESIM / "corpus" / "chunks"
+
+
 def futuresim_chunks(month: str) -> Path:
     """The chunks of the articles of ``month`` (almanac.futuresim.schema.CHUNK_SCHEMA)."""
-    return FUTURESIM / "corpus" / "chunks" / f"{month}.parquet"
+    return futuresim_chunks_dir() / f"{month}.parquet"
 
 
 def futuresim_corpus_rejects(month: str) -> Path:
