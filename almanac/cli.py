@@ -262,9 +262,14 @@ def _search(args: argparse.Namespace) -> int:
     import json
 
     from almanac.core.layout import futuresim_index_dir
+    from almanac.core.params import load_params
+    from almanac.futuresim.dense import embedder_from_params
     from almanac.futuresim.search import search_chunks
 
-    hits = search_chunks(args.index or futuresim_index_dir(), args.query, args.start, args.end, args.k)
+    # Hybrid when the params name an embeddings endpoint (llm.roles.embedder) and the index has vectors.
+    embedder = embedder_from_params(load_params(args.params)) if Path(args.params).is_file() else None
+    embed = embedder.embed_query if embedder else None
+    hits = search_chunks(args.index or futuresim_index_dir(), args.query, args.start, args.end, args.k, embed)
     for hit in hits:
         if args.json:
             print(json.dumps({**hit.__dict__, "available_date": str(hit.available_date)}, ensure_ascii=False))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -41,6 +41,7 @@ class IndexManifest:
     chunk_tokens: int
     chunks: int
     months: tuple[str, ...]
+    embeddings_model: str = ""  # the embedder role's model when dense vectors were written, else ""
 
     def to_json(self) -> dict[str, Any]:
         return {**self.__dict__, "months": list(self.months)}
@@ -49,6 +50,7 @@ class IndexManifest:
 def index_schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_bytes_field("row", stored=True)
+    builder.add_text_field("chunk_id", stored=False, tokenizer_name="raw")  # hybrid search fetches by id
     builder.add_text_field("terms", stored=False, tokenizer_name="whitespace")
     # yyyymmdd of the chunk's available_date: the range every query is capped with, and the stored value
     # the post-check reads back.
@@ -56,10 +58,18 @@ def index_schema() -> tantivy.Schema:
     return builder.build()
 
 
-def build_index(chunks: pa.Table, root: Path, manifest: IndexManifest) -> None:
-    """Write ``root/tantivy`` (the index) and ``root/manifest.json``, replacing ``root`` as a whole."""
+def build_index(
+    chunks: pa.Table,
+    root: Path,
+    manifest: IndexManifest,
+    dense: Callable[[pa.Table, Path], None] | None = None,
+) -> None:
+    """Write ``root/tantivy`` (the index), ``root/manifest.json`` and, with ``dense``, what it writes (the
+    chunk vectors), replacing ``root`` as a whole: a failed embedding call leaves the old index."""
     ordered = chunks.sort_by([("available_date", "ascending"), ("chunk_id", "ascending")])
     with atomic_dir(root) as staging:
+        if dense is not None:
+            dense(ordered, staging)  # first: the call that may fail
         folder = staging / INDEX_FOLDER
         folder.mkdir()
         _write_segments(ordered.to_pylist(), folder)
@@ -74,6 +84,7 @@ def _write_segments(rows: Iterable[dict[str, Any]], folder: Path) -> None:
         document = tantivy.Document()
         stored = {name: row[name] for name in STORED_COLUMNS}
         document.add_bytes("row", json.dumps(stored, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+        document.add_text("chunk_id", str(row["chunk_id"]))
         document.add_text("terms", " ".join(search_terms(str(row["text"]))))
         document.add_integer("available_day", day_number(row["available_date"]))
         writer.add_document(document)

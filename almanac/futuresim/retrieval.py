@@ -19,11 +19,13 @@ from almanac.core.progress import progress
 from almanac.core.schemas import table_from_rows
 from almanac.futuresim.dates import retrieval_cutoff
 from almanac.futuresim.schema import RETRIEVAL_SCHEMA
-from almanac.futuresim.search import SearchHit, search_chunks
+from almanac.futuresim.search import Embed, SearchHit, search_chunks
 
 STAGE = "futuresim_retrieval"
 QUERY_FIELDS = ("question_title", "background", "resolution_criteria")
 Search = Callable[[str, date, int], list[SearchHit]]  # (query, cut-off, k) -> hits
+# Named on a question's rows when the search returned nothing (no hit says which backend ran).
+NO_HIT_BACKEND = "none: no chunk available by the cut-off"
 
 
 @dataclass(frozen=True)
@@ -43,18 +45,16 @@ class RetrievalConfig:
             raise ValueError(f"futuresim.retrieval.query_fields {unknown}: choose from {list(QUERY_FIELDS)}")
 
 
-def index_search(index_root: Path) -> Search:
-    """The BM25 search over the built index, as a :data:`Search`."""
-    return lambda query, cutoff, k: search_chunks(index_root, query, None, cutoff, k)
+def index_search(index_root: Path, embed: Embed | None = None) -> Search:
+    """The search over the built index (hybrid with ``embed`` and dense vectors), as a :data:`Search`."""
+    return lambda query, cutoff, k: search_chunks(index_root, query, None, cutoff, k, embed)
 
 
 def question_query(question: Mapping[str, Any], fields: Sequence[str]) -> str:
     return "\n\n".join(str(question.get(name) or "").strip() for name in fields).strip()
 
 
-def retrieve(
-    questions: Sequence[Mapping[str, Any]], config: RetrievalConfig, search: Search, backend: str
-) -> pa.Table:
+def retrieve(questions: Sequence[Mapping[str, Any]], config: RetrievalConfig, search: Search) -> pa.Table:
     """One row per question and retrieved chunk (rank 1 = best), or one rank-0 row for a question with
     no chunk under its cut-off, so every released question appears."""
     rows: list[dict[str, Any]] = []
@@ -70,12 +70,11 @@ def retrieve(
             "resolution_date_precision": precision,
             "cutoff_date": cutoff,
             "query": query,
-            "retrieval_backend": backend,
         }
         hits = search(query, cutoff, config.k)
-        rows.extend({**base, **_hit_columns(hit)} for hit in hits)
+        rows.extend({**base, **_hit_columns(hit), "retrieval_backend": hit.backend} for hit in hits)
         if not hits:
-            rows.append({**base, **_hit_columns(None)})
+            rows.append({**base, **_hit_columns(None), "retrieval_backend": NO_HIT_BACKEND})
     table = table_from_rows(rows, RETRIEVAL_SCHEMA)
     return table.sort_by([("question_id", "ascending"), ("rank", "ascending")])
 

@@ -30,7 +30,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _retrieve(index: Path, questions: list[dict[str, Any]], **config: Any) -> list[dict[str, Any]]:
-    table = retrieve(questions, RetrievalConfig(**config), index_search(index), "bm25:test")
+    table = retrieve(questions, RetrievalConfig(**config), index_search(index))
     return table.to_pylist()
 
 
@@ -39,7 +39,7 @@ def test_a_question_sees_chunks_up_to_its_cutoff_day_and_not_the_day_after(index
     assert {row["article_id"] for row in rows} == {"before", "on_cutoff"}
     assert {row["cutoff_date"] for row in rows} == {date(2025, 3, 20)}
     assert [row["rank"] for row in rows] == [1, 2]
-    assert {row["retrieval_backend"] for row in rows} == {"bm25:test"}
+    assert {row["retrieval_backend"][:13] for row in rows} == {"bm25:tantivy-"}
     assert rows[0]["query"] == QUERY["question_title"]
 
 
@@ -52,6 +52,7 @@ def test_k_limits_the_chunks_and_cutoff_months_moves_the_cap(index: Path) -> Non
 def test_a_question_with_nothing_before_its_cutoff_keeps_one_empty_row(index: Path) -> None:
     rows = _retrieve(index, [question(resolution_date=date(2025, 4, 5), **QUERY)])  # cut-off 2025-03-05
     assert [(row["rank"], row["chunk_id"], row["text"]) for row in rows] == [(0, None, None)]
+    assert rows[0]["retrieval_backend"] == "none: no chunk available by the cut-off"
 
 
 def test_a_month_precision_resolution_counts_back_from_its_first_day(index: Path) -> None:
