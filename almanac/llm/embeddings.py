@@ -19,6 +19,7 @@ from typing import Any
 
 import openai
 
+from almanac.core.progress import Bar, progress
 from almanac.core.rejects import StageLedger
 from almanac.llm.accounting import METRICS_KEY, add_metric, cost_usd
 from almanac.llm.cache import CachedResponse, LLMCache, cache_key
@@ -52,7 +53,15 @@ def run_embeddings(
     calls = 0
     if misses:
         batches = [list(misses)[i : i + BATCH_INPUTS] for i in range(0, len(misses), BATCH_INPUTS)]
-        answers = asyncio.run(_embed_batches(role, [[text_of[key] for key in b] for b in batches]))
+        # The bar counts texts; those the cache answers are done before the first call.
+        bar: Bar[None] = progress(
+            desc=f"llm {role.name}", unit="text", total=len(keys), initial=len(keys) - len(misses)
+        )
+        try:
+            texts_by_batch = [[text_of[key] for key in batch] for batch in batches]
+            answers = asyncio.run(_embed_batches(role, texts_by_batch, bar))
+        finally:
+            bar.close()
         calls = len(batches)
         for batch, (vectors, tokens) in zip(batches, answers, strict=True):
             shares = _split_tokens(tokens, len(batch))
@@ -91,7 +100,7 @@ def _account(
 
 
 async def _embed_batches(
-    role: RoleConfig, batches: Sequence[list[str]]
+    role: RoleConfig, batches: Sequence[list[str]], bar: Bar[None]
 ) -> list[tuple[list[list[float]], int]]:
     limiter = RateLimiter(role.requests_per_minute, role.tokens_per_minute)
     semaphore = asyncio.Semaphore(role.max_concurrency)
@@ -99,7 +108,9 @@ async def _embed_batches(
 
         async def one(texts: list[str]) -> tuple[list[list[float]], int]:
             async with semaphore:
-                return await _call(client, role, texts, limiter)
+                answer = await _call(client, role, texts, limiter)
+            bar.update(len(texts))
+            return answer
 
         return list(await asyncio.gather(*(one(texts) for texts in batches)))
 
