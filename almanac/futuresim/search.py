@@ -101,6 +101,9 @@ def search_chunks(
     best = sorted(fused, key=lambda chunk_id: (-fused[chunk_id], chunk_id))[:k]
     rows = {row["chunk_id"]: (row, day) for _, row, day in lexical}
     rows.update(_by_id(index, [chunk_id for chunk_id in best if chunk_id not in rows], first, last))
+    unknown = [chunk_id for chunk_id in best if chunk_id not in rows]
+    if unknown:  # the vectors' days let it through, the index's capped query did not: never shown
+        raise FutureLeakError(f"dense vectors and index disagree on the dates of chunks {unknown[:3]}")
     found = [(round(fused[chunk_id], 6), *rows[chunk_id]) for chunk_id in best]
     backend = f"hybrid:{manifest['backend']}+dense:{manifest.get('embeddings_model') or 'unknown'}"
     return _hits(found, backend)

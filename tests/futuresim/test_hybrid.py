@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from almanac.cli import main
 from almanac.futuresim.dense import DENSE_FILE, Embedder, embedder_from_params, write_dense
 from almanac.futuresim.index import BACKEND, IndexManifest, build_index
-from almanac.futuresim.search import search_chunks
+from almanac.futuresim.search import FutureLeakError, search_chunks
 from tests.futuresim.helpers import article, chunks_of
 from tests.llm.conftest import remote_role
 from tests.support.llm_server import LLMTestServer
@@ -90,3 +92,15 @@ def test_almanac_search_goes_hybrid_when_params_name_an_embedder(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert f"via hybrid:{BACKEND}+dense:test-embed" in out and "/future" not in out
+
+
+def test_vectors_claiming_an_earlier_day_than_the_index_raise_instead_of_leaking(
+    index: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    tampered = tmp_path / "index"
+    shutil.copytree(index, tampered)
+    table = pq.read_table(tampered / DENSE_FILE)
+    early = pa.array([20250101] * table.num_rows, pa.int32())
+    pq.write_table(table.set_column(1, "available_day", early), tampered / DENSE_FILE)
+    with pytest.raises(FutureLeakError, match="disagree"):
+        search_chunks(tampered, "doha ceasefire", None, "2025-05-01", k=3, embed=embedder.embed_query)
