@@ -82,4 +82,10 @@ STEPS: Final = (
     ),
 )
 
-RECIPE: Final = Recipe("openforesight", STEPS, reports=("foresight_funnel", "openforesight_report"))
+RECIPE: Final = Recipe(
+    "openforesight",
+    STEPS,
+    reports=("foresight_funnel", "openforesight_report"),
+    # The check verifies the FutureSim retrieval contexts of the released questions against the chunks.
+    uses=("futuresim_corpus", "futuresim_retrieval"),
+)
