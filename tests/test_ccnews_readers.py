@@ -53,6 +53,7 @@ def test_a_file_no_reader_takes_is_one_unreadable_item(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     path.write_text("hello")
     [item] = read_file(path, "notes.txt", reader_kind(path.name), WarcLimits())
-    assert item == Unreadable(
-        "unknown_file_type", "expected one of .warc.gz, .warc, .jsonl, .jsonl.gz", "notes.txt:0"
-    )
+    assert isinstance(item, Unreadable)
+    assert (item.reason, item.source) == ("unknown_file_type", "notes.txt:0")
+    assert item.detail.startswith("expected one of .warc.gz, .warc, ")  # names every suffix of the table
+    assert all(suffix in item.detail for reader in READERS for suffix in reader.suffixes)
