@@ -58,10 +58,9 @@ def _counted_in() -> tuple[Any, StageLedger]:
     return table(*rows), ledger
 
 
-def test_the_table_is_empty_on_main_and_leaves_the_questions_alone() -> None:
+def test_no_filter_leaves_the_questions_and_the_counts_alone() -> None:
     questions, ledger = _counted_in()
-    assert QUESTION_FILTERS == ()
-    assert apply_question_filters(questions, {}, ledger) is questions
+    assert apply_question_filters(questions, {}, ledger, ()) is questions
     assert (ledger.items_in, ledger.items_out, ledger.rejects) == (4, 4, [])
 
 
@@ -91,3 +90,10 @@ def test_a_section_for_no_filter_or_an_unknown_key_is_refused() -> None:
         apply_question_filters(questions, {"min_wrods": {"min_words": 3}}, ledger, FILTERS)
     with pytest.raises(ValueError, match="unknown keys"):
         apply_question_filters(questions, {"min_words": {"words": 3}}, ledger, FILTERS)
+
+
+def test_every_filter_of_the_table_has_a_unique_name_and_a_dataclass_config() -> None:
+    names = [entry.name for entry in QUESTION_FILTERS]
+    assert len(set(names)) == len(names)
+    for entry in QUESTION_FILTERS:
+        entry.config()  # its defaults are valid settings
