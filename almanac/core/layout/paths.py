@@ -146,6 +146,29 @@ def foresight_split_rejects() -> Path:
     return FORESIGHT / "split_rejects.parquet"
 
 
+# ---- FutureSim question set (built from the released OpenForesight splits, beside them) ----
+
+FUTURESIM = DATA / "futuresim"
+
+
+def futuresim_repair_dir() -> Path:
+    """``<split>.parquet`` after the date repair loop, and ``evidence.parquet`` (what searches returned)."""
+    return FUTURESIM / "repair"
+
+
+def futuresim_repair_rejects() -> Path:
+    return FUTURESIM / "repair_rejects.parquet"
+
+
+def futuresim_questions_dir() -> Path:
+    """The FutureSim question set: ``<split>.parquet`` after the answerability filter, and evidence."""
+    return FUTURESIM / "questions"
+
+
+def futuresim_answerability_rejects() -> Path:
+    return FUTURESIM / "answerability_rejects.parquet"
+
+
 # ---- Wikipedia, WCEP and OpenForecast-style complex events ----
 
 WIKI = DATA / "wiki"

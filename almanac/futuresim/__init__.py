@@ -1,0 +1,1 @@
+"""FutureSim-style outputs: a date-gated retrieval corpus and the question filters that use it."""
