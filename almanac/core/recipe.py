@@ -39,6 +39,9 @@ class Recipe:
     steps: tuple[Step, ...]
     # Stages that read the steps' outputs but hand nothing on (statistics, funnel, reports).
     reports: tuple[str, ...] = ()
+    # Stages of other recipes whose released outputs the first step starts from (FutureSim's filters read
+    # the OpenForesight splits); the only outside stages, besides the corpus, a step may read.
+    reads_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         seen: set[str] = set()

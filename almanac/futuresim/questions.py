@@ -18,12 +18,14 @@ import pyarrow.parquet as pq
 
 from almanac.core.io import atomic_dir, read_parquet, write_parquet
 from almanac.core.months import month_start
-from almanac.foresight.schema import QUESTION_SCHEMA
+from almanac.foresight.schema import QUESTION_SCHEMA, RELEASED_COLUMNS
 from almanac.foresight.split import SPLITS, SplitConfig
 
+# What an OpenForesight split file holds (the released columns, typed as in the pipeline).
+RELEASED_SCHEMA = pa.schema([QUESTION_SCHEMA.field(name) for name in RELEASED_COLUMNS])
 FUTURESIM_QUESTION_SCHEMA = pa.schema(
     [
-        *QUESTION_SCHEMA,
+        *RELEASED_SCHEMA,
         # The OpenForesight resolution date (the source article's day); resolution_date is the repaired one.
         pa.field("resolution_date_original", pa.date32(), nullable=False),
         pa.field("repair_moves", pa.int16(), nullable=False),  # passes whose judged-correct answer moved it
@@ -46,7 +48,7 @@ def read_released_splits(folder: Path) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for split in SPLITS:
         for path in sorted((folder / split).glob("*.parquet")):
-            rows.extend(read_parquet(path, QUESTION_SCHEMA).to_pylist())
+            rows.extend(read_parquet(path, RELEASED_SCHEMA).to_pylist())
     return rows
 
 
