@@ -238,9 +238,10 @@ def _check(args: argparse.Namespace) -> int:
     from almanac.core.params import load_params
     from almanac.reports.styles import get_style
 
-    # futuresim has invariants but no report style of its own (its rows are OpenForesight questions).
-    chosen = args.style if args.style in STYLES else get_style(args.style).name
-    styles = list(STYLES) if args.style == ALL else [chosen]
+    if args.style == ALL:
+        styles = list(STYLES)
+    else:  # futuresim has invariants but no report style of its own (its rows are OpenForesight questions)
+        styles = [args.style if args.style in STYLES else get_style(args.style).name]
     reports = run_checks(styles, args.month, load_params(args.params), splits_dir=args.splits)
     for report in reports:
         print("\n".join(report.lines()))

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
+import yaml
 
 from almanac.check.run import check_style
+from almanac.cli import main
 from almanac.core.layout import articles_dir, futuresim_questions_dir
 from almanac.futuresim.asking import evidence_table
 from almanac.futuresim.questions import read_evidence, read_set, write_set
@@ -57,3 +60,20 @@ def test_the_checker_fails_a_set_whose_search_saw_past_its_cap(tmp_path: Path) -
     _set_up(tmp_path, date(2025, 5, 11))  # the chunk of 05-12 was shown by a search capped at 05-11
     report = check_style("futuresim", "all", PARAMS, tmp_path)
     assert [result.name for result in report.violated] == ["evidence_not_after_cap"]
+
+
+@pytest.mark.parametrize(("cap", "status"), [(date(2025, 5, 20), 0), (date(2025, 5, 11), 1)])
+def test_almanac_check_futuresim_exits_by_the_invariants(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cap: date,
+    status: int,
+) -> None:
+    _set_up(tmp_path, cap)
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(PARAMS))
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "futuresim"]) == status
+    out = capsys.readouterr().out
+    assert out.startswith("futuresim all: 1 released rows")
+    assert ("FAIL  evidence_not_after_cap" in out) == bool(status)
