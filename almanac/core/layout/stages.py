@@ -166,6 +166,9 @@ STAGES: dict[str, StageLayout] = {
         p.metrics_path("futuresim_answerability"),
     ),
     "check_futuresim": _check("futuresim"),
+    "futuresim_funnel": _whole(
+        p.stats_report("futuresim_funnel"), p.stats_report("futuresim_funnel", ".json")
+    ),
     **{f"check_{style}": _check(style) for style in REPORT_SERIES},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},
     **{f"{style}_report_all": _whole_report(style) for style in REPORT_SERIES},
