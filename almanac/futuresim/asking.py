@@ -15,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop
 from almanac.futuresim.evidence import Chunk, Retriever, search_capped
@@ -67,7 +68,8 @@ def ask_capped(
 ) -> list[Attempt | Drop]:
     """One :class:`Attempt` per question, or the LLM failure as a :class:`Drop` (nothing is lost)."""
     found: list[tuple[Chunk, ...]] = []
-    for question, cap in zip(questions, caps, strict=True):
+    pairs = list(zip(questions, caps, strict=True))
+    for question, cap in progress(pairs, desc=f"{ledger.stage} {check} search", unit="question"):
         search = search_capped(retriever, _query(question), cap, k)
         ledger.extra["chunks_after_cap_dropped"] = (
             int(ledger.extra.get("chunks_after_cap_dropped", 0)) + search.dropped_after_cap
