@@ -51,9 +51,10 @@ def test_each_step_reads_the_steps_its_table_entry_names(recipe: Recipe) -> None
         reads, expected = PRODUCERS[stage], set(recipe.after(stage))
         if reads & own != expected:
             wrong.append(f"{stage}: dvc.yaml reads {sorted(reads & own)}, the table says {sorted(expected)}")
-        if reads - own - set(CORPUS) - set(recipe.reads_from):
+        if reads - own - set(CORPUS) - set(recipe.uses):
             wrong.append(
-                f"{stage}: reads {sorted(reads - own)}, outside its recipe, its inputs and the corpus"
+                f"{stage}: reads {sorted(reads - own - set(recipe.uses))}, outside its recipe, the corpus "
+                "and the stages its recipe `uses`"
             )
     assert not wrong, "\n".join(wrong)
 
@@ -62,9 +63,15 @@ def test_each_step_reads_the_steps_its_table_entry_names(recipe: Recipe) -> None
 def test_every_stage_downstream_of_a_style_is_in_its_table(recipe: Recipe) -> None:
     steps = set(recipe.stages)
     downstream = {name for name, reads in PRODUCERS.items() if reads & steps}
-    # A recipe that declares this one's release as its input (reads_from) is downstream by design.
-    borrowers = {stage for other in RECIPES if set(other.reads_from) & steps for stage in other.stages}
-    assert downstream - steps - borrowers == set(recipe.reports)
+    # A step of another recipe may read these steps when its recipe names what it reads in `uses`.
+    users = {
+        stage
+        for other in RECIPES
+        if other is not recipe
+        for stage in other.stages
+        if PRODUCERS[stage] & steps and PRODUCERS[stage] & steps <= set(other.uses)
+    }
+    assert downstream - steps - users == set(recipe.reports)
     for report in recipe.reports:
         assert not PRODUCERS[report] - steps - set(CORPUS), f"{report} reads another style's stages"
 

@@ -38,4 +38,4 @@ STEPS: Final = (
     ),
 )
 
-RECIPE: Final = Recipe("futuresim", STEPS, reports=("futuresim_funnel",), reads_from=("foresight_split",))
+RECIPE: Final = Recipe("futuresim", STEPS, reports=("futuresim_funnel",), uses=("foresight_split",))
