@@ -15,7 +15,7 @@ from almanac.core.layout import (
 from almanac.core.params import parse_section
 from almanac.core.stage import parse_stage_args
 from almanac.futuresim.answerability import STAGE, AnswerabilityConfig, filter_answerable
-from almanac.futuresim.filter_io import corpus_retriever, write_outputs
+from almanac.futuresim.filter_io import index_retriever, write_outputs
 from almanac.futuresim.questions import read_evidence, read_set
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config
@@ -30,7 +30,7 @@ def main() -> int:
     # The repair loop's searches stay in the released set's evidence, beside this stage's own.
     evidence: list[dict[str, Any]] = read_evidence(futuresim_repair_dir())
     with LLMCache(llm.cache_path) as cache:
-        kept, ledger = filter_answerable(rows, corpus_retriever(), config, llm, cache, evidence)
+        kept, ledger = filter_answerable(rows, index_retriever(params), config, llm, cache, evidence)
     write_outputs(
         kept,
         evidence,

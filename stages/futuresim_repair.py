@@ -15,7 +15,7 @@ from almanac.core.layout import (
 from almanac.core.params import parse_section
 from almanac.core.stage import parse_stage_args
 from almanac.foresight.split import SplitConfig
-from almanac.futuresim.filter_io import corpus_retriever, write_outputs
+from almanac.futuresim.filter_io import index_retriever, write_outputs
 from almanac.futuresim.questions import read_released_splits, split_starts
 from almanac.futuresim.repair import STAGE, RepairConfig, repair_dates
 from almanac.llm.cache import LLMCache
@@ -31,7 +31,7 @@ def main() -> int:
     rows = read_released_splits(foresight_splits_dir())
     evidence: list[dict[str, Any]] = []
     with LLMCache(llm.cache_path) as cache:
-        kept, ledger = repair_dates(rows, starts, corpus_retriever(), config, llm, cache, evidence)
+        kept, ledger = repair_dates(rows, starts, index_retriever(params), config, llm, cache, evidence)
     write_outputs(
         kept,
         evidence,

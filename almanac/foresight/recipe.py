@@ -82,5 +82,9 @@ STEPS: Final = (
 )
 
 RECIPE: Final = Recipe(
-    "openforesight", STEPS, reports=("foresight_funnel", "openforesight_report", "openforesight_report_all")
+    "openforesight",
+    STEPS,
+    reports=("foresight_funnel", "openforesight_report", "openforesight_report_all"),
+    # The check verifies the FutureSim retrieval contexts of the released questions against the chunks.
+    uses=("futuresim_corpus", "futuresim_retrieval"),
 )

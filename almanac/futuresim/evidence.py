@@ -1,9 +1,9 @@
 """Retrieval with a date cap, as the question filters need it: query + cap day + k -> dated chunks.
 
 The filters only need one promise from a search backend: nothing published after the cap comes back.
-:class:`Retriever` is that contract; :class:`CappedChunks` is the small in-memory implementation the
-filters use over the corpus's paragraphs (and the tests use over hand-written chunks) until the
-per-month chunk index of the corpus export is wired in (any object with the same ``search`` fits).
+:class:`Retriever` is that contract. The stages use the FutureSim index through
+:class:`almanac.futuresim.filter_io.IndexRetriever`; :class:`CappedChunks` is a small in-memory BM25 with
+the same contract, for hand-written chunks in tests and for library users without an index.
 The cap is enforced here as well as by the backend: :func:`search_capped` drops and counts whatever a
 backend returns past its cap, so a leaking index cannot put a future chunk in front of a role.
 """
@@ -11,9 +11,8 @@ backend returns past its cap, so a leaking index cannot put a future chunk in fr
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
@@ -28,9 +27,6 @@ STOPWORDS = frozenset({
     "there", "their", "they", "he", "she", "his", "her", "has", "have", "had", "do", "does", "did",
     "not", "no", "yes", "before", "after", "during", "between", "under", "over", "about", "per",
 })  # fmt: skip
-
-
-_PARAGRAPH = re.compile(r"\n\s*\n")
 
 
 @dataclass(frozen=True)
@@ -105,17 +101,3 @@ class CappedChunks:
             key=lambda pair: (-pair[0], self._chunks[pair[1]].publish_date, self._chunks[pair[1]].chunk_id)
         )
         return [self._chunks[i] for _, i in scored[:k]]
-
-
-def paragraph_chunks(article_id: str, publish_date: date, text: str) -> list[Chunk]:
-    """An article cut at blank lines (one chunk for a text without any), ids ``<article>:<n>``."""
-    parts = [" ".join(part.split()) for part in _PARAGRAPH.split(text)]
-    return [
-        Chunk(f"{article_id}:{n}", article_id, publish_date, part)
-        for n, part in enumerate(part for part in parts if part)
-    ]
-
-
-def corpus_chunks(articles: Sequence[tuple[str, date, str]]) -> list[Chunk]:
-    """Paragraph chunks of ``(article id, publish day, text)`` triples."""
-    return [chunk for article_id, day, text in articles for chunk in paragraph_chunks(article_id, day, text)]

@@ -1,32 +1,49 @@
 """What the two FutureSim filter stages read and write, in one place.
 
-The retriever is :class:`~almanac.futuresim.evidence.CappedChunks` over the paragraphs of the
-deduplicated corpus (``data/articles``), each dated by its article's publish day (an ``upper_bound``
-day, the crawl date, is the latest the article can have appeared, so the cap never lets it in early).
+Every search goes through the FutureSim index (``data/futuresim/index``, built by ``futuresim_index``):
+:func:`almanac.futuresim.retrieval.index_search` caps the date inside the index query (and raises if a
+later chunk ever comes back), with dense/hybrid search when ``llm.roles.embedder`` names an endpoint.
+:class:`IndexRetriever` presents it as the filters' :class:`~almanac.futuresim.evidence.Retriever`, a
+chunk dated by its *available* day (an ``upper_bound`` article at its crawl day, the latest it may
+have appeared).
 """
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
-from almanac.core.layout import articles_dir
+from almanac.core.layout import futuresim_index_dir
 from almanac.core.rejects import StageLedger
-from almanac.core.stage import finish_stage
+from almanac.core.stage import StageError, finish_stage
 from almanac.futuresim.asking import evidence_table
-from almanac.futuresim.evidence import CappedChunks, corpus_chunks
+from almanac.futuresim.dense import embedder_from_params
+from almanac.futuresim.evidence import Chunk
+from almanac.futuresim.index import MANIFEST
 from almanac.futuresim.questions import write_set
+from almanac.futuresim.retrieval import Search, index_search
 
 
-def corpus_retriever(folder: Path | None = None) -> CappedChunks:
-    articles = []
-    for path in sorted((folder or articles_dir()).glob("*.parquet")):
-        for row in pq.read_table(path, columns=["id", "publish_date", "text"]).to_pylist():
-            if row["publish_date"] is not None:
-                articles.append((str(row["id"]), row["publish_date"].date(), str(row["text"])))
-    return CappedChunks(corpus_chunks(articles))
+class IndexRetriever:
+    """The index search as a :class:`~almanac.futuresim.evidence.Retriever` (no lower date bound)."""
+
+    def __init__(self, search: Search) -> None:
+        self._search = search
+
+    def search(self, query: str, cap: date, k: int) -> list[Chunk]:
+        return [
+            Chunk(hit.chunk_id, hit.article_id, hit.available_date, hit.text)
+            for hit in self._search(query, cap, k)
+        ]
+
+
+def index_retriever(params: dict[str, Any], index_root: Path | None = None) -> IndexRetriever:
+    root = index_root or futuresim_index_dir()
+    if not (root / MANIFEST).is_file():
+        raise StageError(f"no index in {root}: run `dvc repro futuresim_index` first")
+    embedder = embedder_from_params(params)
+    return IndexRetriever(index_search(root, embedder.embed_query if embedder else None))
 
 
 def write_outputs(

@@ -13,8 +13,12 @@ from almanac.foresight.funnel import FunnelStage, funnel_rows, split_rows
 from almanac.futuresim.recipe import RECIPE
 from almanac.stats.markdown import markdown_table
 
+# The question filters of the recipe (the corpus export before them counts articles, not questions).
+QUESTION_FILTERS: Final = ("futuresim_repair", "futuresim_answerability")
 FUTURESIM_FUNNEL: Final = tuple(
-    FunnelStage(step.stage, step.label, step.per_month) for step in RECIPE.funnel()
+    FunnelStage(step.stage, step.label, step.per_month)
+    for step in RECIPE.funnel()
+    if step.stage in QUESTION_FILTERS
 )
 SOURCE_LABEL = "Released OpenForesight questions"
 

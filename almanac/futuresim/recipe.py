@@ -1,7 +1,9 @@
-"""The FutureSim question filters: their stages in order, the one place that order is written.
+"""The FutureSim recipe: the date-gated corpus export, its index, retrieval contexts, and the question
+filters (date repair loop, answerability), in order.
 
-The recipe starts from another style's release: the OpenForesight splits (``foresight_split``), read
-and never rewritten. tests/test_recipes.py checks dvc.yaml's data deps against this table.
+Read by tests/test_recipes.py (dvc.yaml's data deps chain these steps; README lists them in this order).
+The retrieval step and the date repair loop read the released OpenForesight splits (never rewriting them),
+and the OpenForesight check reads the retrieval back.
 """
 
 from __future__ import annotations
@@ -12,12 +14,39 @@ from almanac.core.recipe import Recipe, Step
 
 STEPS: Final = (
     Step(
+        stage="futuresim_corpus",
+        label="Corpus export",
+        does="a month of the corpus as articles/YYYY/MM/DD/articles.jsonl and chunks of chunk_tokens tokens",
+        rejects="almanac.futuresim.corpus",
+        unit="articles",
+        after=(),  # reads the deduplicated corpus only
+    ),
+    Step(
+        stage="futuresim_index",
+        label="Search index",
+        does="one BM25 index (tantivy) over every month's chunks, keyed by each chunk's available day",
+        rejects="almanac.futuresim.index",
+        unit="chunks",
+        per_month=False,
+        funnel=False,
+    ),
+    Step(
+        stage="futuresim_retrieval",
+        label="Retrieval context",
+        does="each released OpenForesight question's top-k chunks available by its cut-off",
+        rejects="almanac.futuresim.retrieval",
+        unit="questions",
+        per_month=False,
+        funnel=False,
+    ),
+    Step(
         stage="futuresim_repair",
         label="Date repair",
         does="answer + earliest inferable day with search capped at the date; judged-correct answers move it",
         rejects="almanac.futuresim.repair",
         unit="questions",
         per_month=False,
+        after=("futuresim_index",),  # and the OpenForesight splits (uses)
     ),
     Step(
         stage="futuresim_answerability",
@@ -26,6 +55,7 @@ STEPS: Final = (
         rejects="almanac.futuresim.answerability",
         unit="questions",
         per_month=False,
+        after=("futuresim_index", "futuresim_repair"),
     ),
     Step(
         stage="check_futuresim",
@@ -34,6 +64,7 @@ STEPS: Final = (
         rejects="almanac.check.futuresim",
         unit="questions",
         per_month=False,
+        after=("futuresim_answerability",),
         funnel=False,
     ),
 )

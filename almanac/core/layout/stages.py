@@ -118,9 +118,21 @@ STAGES: dict[str, StageLayout] = {
     "foresight_split": _whole(
         p.foresight_splits_dir(), p.foresight_split_rejects(), p.metrics_path("foresight_split")
     ),
+    "futuresim_retrieval": _whole(p.foresight_retrieval_dir()),
     "foresight_funnel": _whole(
         p.stats_report("foresight_funnel"), p.stats_report("foresight_funnel", ".json")
     ),
+    "futuresim_corpus": _month(
+        lambda m: Outputs(
+            (
+                p.futuresim_articles_dir(m),
+                p.futuresim_chunks(m),
+                p.futuresim_corpus_rejects(m),
+                p.metrics_path("futuresim_corpus", m),
+            )
+        )
+    ),
+    "futuresim_index": _whole(p.futuresim_index_dir()),
     "wiki_ingest": _whole(p.wiki_articles(), p.wiki_rejects(), p.metrics_path("wiki_ingest")),
     "wcep_ingest": _whole(p.wcep_events(), p.wcep_rejects(), p.metrics_path("wcep_ingest")),
     "wcep_news": _whole(p.wcep_news(), p.wcep_news_rejects(), p.metrics_path("wcep_news")),
