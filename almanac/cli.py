@@ -249,7 +249,10 @@ def _check(args: argparse.Namespace) -> int:
     from almanac.core.params import load_params
     from almanac.reports.styles import get_style
 
-    styles = list(STYLES) if args.style == ALL else [get_style(args.style).name]
+    if args.style == ALL:
+        styles = list(STYLES)
+    else:  # futuresim has invariants but no report style of its own (its rows are OpenForesight questions)
+        styles = [args.style if args.style in STYLES else get_style(args.style).name]
     reports = run_checks(styles, args.month, load_params(args.params), splits_dir=args.splits)
     for report in reports:
         print("\n".join(report.lines()))

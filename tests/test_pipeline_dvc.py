@@ -49,7 +49,7 @@ def test_every_released_row_passes_almanac_check(built: Path) -> None:
     """The sample build's splits hold every invariant; the check stages wrote their counts."""
     result = run([str(BIN / "almanac"), "check", "all"], built)
     assert result.stdout.rstrip().endswith("check: ok"), result.stdout
-    for style in ("openforesight", "openforecast", "mirai"):
+    for style in ("openforesight", "openforecast", "mirai", "futuresim"):
         summary = json.loads((built / f"reports/check/{style}.json").read_text())
         assert summary["ok"] and summary["rows"] > 0, style
         assert all(item["checked"] > 0 and item["violations"] == 0 for item in summary["invariants"].values())

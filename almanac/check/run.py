@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from almanac.check.futuresim import check_futuresim
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, split_months
@@ -16,7 +17,7 @@ from almanac.check.retrieval import cutoff_months
 from almanac.core import layout
 from almanac.reports.visibility import prompt_fields
 
-STYLES = ("openforesight", "openforecast", "mirai")
+STYLES = ("openforesight", "openforecast", "mirai", "futuresim")
 ALL = "all"
 SPLITS = ("train", "validation", "test")
 ARTICLE_DATE_COLUMNS = ("url", "publish_date", "crawl_date", "date_precision", "date_source")
@@ -43,6 +44,8 @@ def check_style(
         return _openforecast(root, month, params)
     if style == "mirai":
         return _mirai(root, month, params)
+    if style == "futuresim":
+        return _futuresim(root, month, params)
     raise ValueError(f"unknown style {style!r}; one of {', '.join(STYLES)} or {ALL}")
 
 
@@ -123,6 +126,26 @@ def _mirai(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     return check_mirai(
         rows, recorded_from_quads(quads), months, month, Thresholds.from_params(params), frozenset(texts)
     )
+
+
+def _futuresim(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    folder = root / layout.futuresim_questions_dir()
+    files = [folder / f"{split}.parquet" for split in SPLITS if (folder / f"{split}.parquet").is_file()]
+    _require(files, f"FutureSim question files under {folder}/")
+    rows = [row for path in files for row in _rows(path, _split_dir=path.stem)]
+    evidence_path = folder / "evidence.parquet"
+    evidence = _rows(evidence_path) if evidence_path.is_file() else []
+    if month != ALL:
+        rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
+        kept = {row["question_id"] for row in rows}
+        evidence = [row for row in evidence if row["question_id"] in kept]
+    articles = {
+        str(row["id"]): row["publish_date"].date()
+        for path in sorted((root / layout.articles_dir()).glob("*.parquet"))
+        for row in _rows(path, ["id", "publish_date"])
+        if row["publish_date"] is not None
+    }
+    return check_futuresim(rows, evidence, split_months(params), articles, scope=month)
 
 
 def run_checks(

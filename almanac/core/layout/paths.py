@@ -180,6 +180,27 @@ def futuresim_index_dir() -> Path:
     return FUTURESIM / "index"
 
 
+# The FutureSim question set: the released OpenForesight splits, dates repaired, answerability-filtered.
+
+
+def futuresim_repair_dir() -> Path:
+    """``<split>.parquet`` after the date repair loop, and ``evidence.parquet`` (what searches returned)."""
+    return FUTURESIM / "repair"
+
+
+def futuresim_repair_rejects() -> Path:
+    return FUTURESIM / "repair_rejects.parquet"
+
+
+def futuresim_questions_dir() -> Path:
+    """The FutureSim question set: ``<split>.parquet`` after the answerability filter, and evidence."""
+    return FUTURESIM / "questions"
+
+
+def futuresim_answerability_rejects() -> Path:
+    return FUTURESIM / "answerability_rejects.parquet"
+
+
 # ---- Wikipedia, WCEP and OpenForecast-style complex events ----
 
 WIKI = DATA / "wiki"

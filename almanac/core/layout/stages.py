@@ -160,6 +160,18 @@ STAGES: dict[str, StageLayout] = {
     "gdelt_stats": _whole(
         p.stats_report("mirai_stats"), *map(p.plot_file, GDELT_STATS_CSVS), p.metrics_path("gdelt_stats")
     ),
+    "futuresim_repair": _whole(
+        p.futuresim_repair_dir(), p.futuresim_repair_rejects(), p.metrics_path("futuresim_repair")
+    ),
+    "futuresim_answerability": _whole(
+        p.futuresim_questions_dir(),
+        p.futuresim_answerability_rejects(),
+        p.metrics_path("futuresim_answerability"),
+    ),
+    "check_futuresim": _check("futuresim"),
+    "futuresim_funnel": _whole(
+        p.stats_report("futuresim_funnel"), p.stats_report("futuresim_funnel", ".json")
+    ),
     **{f"check_{style}": _check(style) for style in REPORT_SERIES},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},
 }
