@@ -39,6 +39,7 @@ bench: setup
 	python -m bench.gdelt_ingest
 	python -m bench.cli_startup
 	python -m bench.noop_repro   # after `make repro`: times a no-op `dvc repro` of the built sample
+	python -m bench.ray_dedup $(RAY_BENCH)   # `make bench RAY_BENCH=--large` adds 200k articles (minutes)
 
 # One local Ray runtime for a whole `dvc repro` (README "Ray"): 127.0.0.1 only, token auth, recorded in
 # .ray/cluster.json; stages join it when params.yaml says `ray.address: auto`. ray-down stops only it.

@@ -15,6 +15,7 @@ import pytest
 from almanac.core.layout import ray_cluster_file
 from almanac.core.parallel import RayConfig, shard_indices
 from almanac.core.ray_cluster import ClusterError, read_cluster, stop_cluster
+from tests.support.project import make_project, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -110,3 +111,13 @@ def test_a_recycled_pid_is_neither_joined_nor_stopped(tmp_path: Path) -> None:
     finally:
         bystander.kill()
         bystander.wait()
+
+
+@pytest.mark.slow  # a stage process
+def test_a_stage_with_auto_and_no_project_cluster_exits_1_in_one_line(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project", ray__address="auto", ray__min_seconds=0)
+    done = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], project, check=False)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ccnews_ingest@2025-05: ray.address is 'auto' but no project Ray cluster runs")
+    assert "Traceback" not in done.stderr and not (project / "data/ingest/2025-05").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import json
@@ -53,6 +54,17 @@ def test_parallel_map_on_local_ray_matches_serial_in_order(local_ray: None) -> N
 def test_parallel_map_runs_on_ray_workers(local_ray: None) -> None:
     pids = set(parallel_map(_worker_pid, list(range(4)), RayConfig(min_seconds=0)))
     assert os.getpid() not in pids
+
+
+def _scaled(value: int, factor: int) -> tuple[int, int]:
+    return value * factor, os.getpid()
+
+
+def test_a_partial_runs_on_ray_workers(local_ray: None) -> None:
+    # Ray's decorator takes functions only; a functools.partial goes through a module-level trampoline.
+    found = parallel_map(functools.partial(_scaled, factor=3), list(range(6)), RayConfig(min_seconds=0))
+    assert [value for value, _ in found] == [0, 3, 6, 9, 12, 15]
+    assert os.getpid() not in {pid for _, pid in found}
 
 
 def _slow_first_pid(value: int) -> tuple[int, int]:

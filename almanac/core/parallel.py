@@ -7,6 +7,8 @@ byte-identical however many workers ran, and on which executor).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import ipaddress
 import logging
 import os
@@ -108,7 +110,8 @@ def parallel_map(
     order. A progress bar (``desc``, default the function's name) counts finished items in this
     process; Ray workers draw none (their stderr is no TTY).
     """
-    bar: Bar[None] = progress(desc=desc or fn.__name__.lstrip("_"), unit=unit, total=len(items))
+    name = desc or getattr(fn, "__name__", type(fn).__name__).lstrip("_")
+    bar: Bar[None] = progress(desc=name, unit=unit, total=len(items))
     try:
         return _map(fn, items, config, bar)
     finally:
@@ -142,7 +145,11 @@ def _ray_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: B
     import ray
 
     init_ray(config)
-    remote_fn: Any = ray.remote(num_cpus=1)(fn)
+    remote: Any = ray.remote(num_cpus=1)
+    if inspect.isfunction(fn):
+        submit: Callable[[T], Any] = remote(fn).remote
+    else:  # a functools.partial or other callable: Ray decorates functions only
+        submit = functools.partial(remote(_apply).remote, fn)
     resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
     limit = config.max_in_flight or max(2, 2 * int(resources.get("CPU", 1)))
     results: list[Any] = [None] * len(items)
@@ -151,13 +158,17 @@ def _ray_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: B
     while next_index < len(items) or pending:
         # Bounded submission: a month of WARC files must not all sit in the object store at once.
         while next_index < len(items) and len(pending) < limit:
-            pending[remote_fn.remote(items[next_index])] = next_index
+            pending[submit(items[next_index])] = next_index
             next_index += 1
         done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:
             results[pending.pop(ref)] = ray.get(ref)
             bar.update()
     return results
+
+
+def _apply(fn: Callable[[T], R], item: T) -> R:
+    return fn(item)
 
 
 def shard_indices(keys: np.ndarray, shards: int) -> list[np.ndarray]:

@@ -31,6 +31,7 @@ from pathlib import Path
 import psutil
 
 from almanac.core.layout import ray_cluster_file
+from almanac.core.stage import StageError
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT_S = 120.0
@@ -38,8 +39,8 @@ STOP_TIMEOUT_S = 30.0
 READY_LINE = "Ray runtime started"  # what `ray start` prints once the node serves
 
 
-class ClusterError(RuntimeError):
-    """The project's cluster is missing, stale or failed to start; the message is one line."""
+class ClusterError(StageError):
+    """The project's cluster is missing, stale or failed to start: a stage exits 1 with this one line."""
 
 
 @dataclass(frozen=True)
