@@ -38,6 +38,7 @@ bench: setup
 	python -m bench.llm
 	python -m bench.gdelt_ingest
 	python -m bench.cli_startup
+	python -m bench.futuresim_search
 	python -m bench.noop_repro   # after `make repro`: times a no-op `dvc repro` of the built sample
 	python -m bench.ray_dedup $(RAY_BENCH)   # `make bench RAY_BENCH=--large` adds 200k articles (minutes)
 

@@ -1,4 +1,4 @@
-"""The ``almanac`` command: status, report, publish, verify, diff, check and score over the built datasets.
+"""The ``almanac`` command: status, report, publish, verify, diff, check, search, score over the built data.
 
 Building stays ``dvc repro``; this command reads what the DAG produced. Run it from the repository root.
 
@@ -108,6 +108,17 @@ def _parser() -> argparse.ArgumentParser:
         "--split", default="test", help="split of every record: train, validation, test (default)"
     )
     imp.set_defaults(run=_import)
+
+    search = commands.add_parser(
+        "search", help="FutureSim search over the corpus chunks: nothing dated after --to comes back"
+    )
+    search.add_argument("query", help="words to search for (BM25 over the chunks)")
+    search.add_argument("--to", dest="end", required=True, help="last day (YYYY-MM-DD, inclusive): the cap")
+    search.add_argument("--from", dest="start", help="first day (YYYY-MM-DD, inclusive; default: none)")
+    search.add_argument("-k", type=int, default=5, help="chunks to return (default 5, as FutureSim)")
+    search.add_argument("--index", type=Path, help="index folder (default: data/futuresim/index)")
+    search.add_argument("--json", action="store_true", help="one JSON object per hit instead of text")
+    search.set_defaults(run=_search)
 
     # The scorer keeps its own options (python -m almanac.mirai.score); `almanac score --help` lists them.
     score = commands.add_parser(
@@ -245,6 +256,30 @@ def _check(args: argparse.Namespace) -> int:
     failed = [report.style for report in reports if not report.ok]
     print(f"check: {'FAILED for ' + ', '.join(failed) if failed else 'ok'}")
     return 1 if failed else 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    import json
+
+    from almanac.core.layout import futuresim_index_dir
+    from almanac.core.params import load_params
+    from almanac.futuresim.dense import embedder_from_params
+    from almanac.futuresim.search import search_chunks
+
+    # Hybrid when the params name an embeddings endpoint (llm.roles.embedder) and the index has vectors.
+    embedder = embedder_from_params(load_params(args.params)) if Path(args.params).is_file() else None
+    embed = embedder.embed_query if embedder else None
+    hits = search_chunks(args.index or futuresim_index_dir(), args.query, args.start, args.end, args.k, embed)
+    for hit in hits:
+        if args.json:
+            print(json.dumps({**hit.__dict__, "available_date": str(hit.available_date)}, ensure_ascii=False))
+            continue
+        print(f"{hit.rank}. {hit.score:.3f}  {hit.available_date} ({hit.date_precision})  {hit.url}")
+        print(f"   chunk {hit.chunk_id} #{hit.ordinal} via {hit.backend}")
+        print(f"   {' '.join(hit.text.split())[:300]}")
+    if not args.json:
+        print(f"search: {len(hits)} chunk(s) available {args.start or '...'} to {args.end}")
+    return 0
 
 
 def _import(args: argparse.Namespace) -> int:

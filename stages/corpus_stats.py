@@ -10,7 +10,7 @@ from almanac.core.layout import articles_path, dedup_rejects, ingest_rejects, st
 from almanac.core.metrics import write_metrics
 from almanac.core.params import ccnews_months, months_in_scope
 from almanac.core.stage import end_stage, parse_stage_args
-from almanac.stats.corpus import corpus_markdown, corpus_statistics
+from almanac.reports.corpus_stats import corpus_markdown, corpus_statistics
 
 STAGE = "corpus_stats"
 

@@ -9,7 +9,7 @@ from almanac.core.io import write_text
 from almanac.core.layout import event_splits_dir, metrics_path, plot_file, stats_report, timelines
 from almanac.core.metrics import write_metrics
 from almanac.core.stage import end_stage, parse_stage_args
-from almanac.stats.events import event_statistics, event_stats_markdown, plot_series
+from almanac.reports.event_stats import event_statistics, event_stats_markdown, plot_series
 
 STAGE = "event_stats"
 

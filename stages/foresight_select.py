@@ -10,16 +10,17 @@ from almanac.core.layout import articles_path
 from almanac.core.params import parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
-from almanac.foresight.judge import SELECT_STAGE, JudgeConfig, select_best
 from almanac.foresight.records import article_index
+from almanac.foresight.select import STAGE, select_best
 from almanac.foresight.stage_io import read_questions, write_month
+from almanac.foresight.validate import JudgeConfig
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config
 
 
 def main() -> int:
     started = time.perf_counter()
-    args, params = parse_stage_args(__doc__ or SELECT_STAGE, per_month=True)
+    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(JudgeConfig, params.get("foresight") or {}, "judge")
     llm = parse_llm_config(params)
     articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))

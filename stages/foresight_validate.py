@@ -10,16 +10,16 @@ from almanac.core.layout import articles_path
 from almanac.core.params import parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
-from almanac.foresight.judge import VALIDATE_STAGE, JudgeConfig, validate_questions
 from almanac.foresight.records import article_index
 from almanac.foresight.stage_io import read_questions, write_month
+from almanac.foresight.validate import STAGE, JudgeConfig, validate_questions
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config, warn_self_preference
 
 
 def main() -> int:
     started = time.perf_counter()
-    args, params = parse_stage_args(__doc__ or VALIDATE_STAGE, per_month=True)
+    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(JudgeConfig, params.get("foresight") or {}, "judge")
     llm = parse_llm_config(params)
     warn_self_preference(llm, judge=config.role)

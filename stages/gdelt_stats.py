@@ -23,7 +23,7 @@ from almanac.core.params import months_in_scope, parse_section
 from almanac.core.stage import end_stage, parse_stage_args
 from almanac.gdelt.countries import ISO3_REGION
 from almanac.mirai.cameo import load_codebook
-from almanac.stats.gdelt import gdelt_statistics, gdelt_stats_markdown, plot_series
+from almanac.reports.gdelt_stats import gdelt_statistics, gdelt_stats_markdown, plot_series
 
 STAGE = "gdelt_stats"
 

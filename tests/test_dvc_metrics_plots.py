@@ -17,17 +17,20 @@ import pytest
 from PIL import Image
 
 from almanac.core.layout import report_summary
-from almanac.core.layout.stages import REPORT_PANELS, REPORT_SERIES
+from almanac.core.layout.stages import DVC_METRICS, DVC_PLOTS, REPORT_PANELS, REPORT_SERIES
 from tests.support.project import ROOT, dvc, run
-from tests.test_layout_dvc import EXPANDED, _paths
+from tests.test_layout_dvc import DVC, DVC_FILE, EXPANDED, _paths
 
 STYLES = sorted(REPORT_SERIES)
 MAX_PANELS_PER_STYLE = 4
 
 
-def _declared(kind: str) -> list[tuple[str, str]]:
-    """(stage, path) of every ``kind`` entry of dvc.yaml, per month for a foreach stage."""
-    return [(name, path) for name, item, definition in EXPANDED for path in _paths(definition, kind, item)]
+def _declared(kind: str) -> list[str]:
+    """Every ``kind`` (metrics or plots) path of dvc.yaml: its top-level list, then any a stage declares."""
+    top_level = [entry if isinstance(entry, str) else next(iter(entry)) for entry in DVC_FILE.get(kind) or []]
+    return top_level + [
+        path for _name, item, definition in EXPANDED for path in _paths(definition, kind, item)
+    ]
 
 
 def _properties(kind: str) -> list[tuple[str, dict[str, object]]]:
@@ -41,18 +44,24 @@ def _properties(kind: str) -> list[tuple[str, dict[str, object]]]:
 
 def test_only_the_style_summaries_are_metrics() -> None:
     declared = _declared("metrics")
-    assert sorted(path for _stage, path in declared) == sorted(report_summary(s).as_posix() for s in STYLES)
-    assert sorted(stage for stage, _path in declared) == sorted(f"{style}_report_all" for style in STYLES)
+    assert sorted(declared) == sorted(report_summary(s).as_posix() for s in STYLES)
+    assert declared == [path.as_posix() for path in DVC_METRICS]  # the layout's, from the top-level list
+    # each summary is a file of its style's whole-dataset report folder, a git-tracked output of that stage
+    for path in declared:
+        style = PurePosixPath(path).parts[1]
+        assert PurePosixPath(path).parent.as_posix() in _paths(DVC[f"{style}_report"]["do"], "outs", "all")
 
 
 def test_plots_are_a_few_png_panels_per_style() -> None:
-    declared = [path for _stage, path in _declared("plots")]
+    declared = _declared("plots")
+    assert declared == [path.as_posix() for path in DVC_PLOTS]
     per_style = Counter(PurePosixPath(path).parts[1] for path in declared)
     assert sorted(per_style) == STYLES
     assert max(per_style.values()) <= MAX_PANELS_PER_STYLE
     assert all(re.fullmatch(r"reports/[a-z]+/all/panels/[0-9]_[a-z]+\.png", path) for path in declared)
-    # No Vega properties left (x, y, template): an image needs none, and `dvc plots show` draws it offline.
-    assert {key for _path, properties in _properties("plots") for key in properties} == {"cache"}
+    # No Vega properties (x, y, template): an image needs none, and `dvc plots show` draws it offline.
+    assert all(isinstance(entry, str) for entry in DVC_FILE["plots"])
+    assert not _properties("plots")  # no stage declares plots of its own
 
 
 def _out_entries(definition: dict[str, object]) -> list[tuple[str, dict[str, object]]]:
@@ -77,11 +86,11 @@ def test_build_stages_keep_the_run_cache() -> None:
     report_counts = [
         (path, properties)
         for path, properties in _properties("outs")
-        if path.endswith(".json") and not path.startswith("reports/metrics/")
+        if path.startswith(("reports/check/", *(f"reports/{style}/" for style in STYLES)))
     ]
-    assert len(report_counts) >= 5  # the reports' metrics.json and the check counts
+    assert len(report_counts) >= 2 * len(STYLES)  # each style's check counts and report folders
     assert all(properties.get("cache") is False for _path, properties in report_counts), report_counts
-    assert all(properties.get("cache") is False for _path, properties in _properties("metrics"))
+    assert not _properties("metrics")  # the summaries are top-level metrics, inside the git-tracked folders
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -105,7 +114,7 @@ def test_plots_show_and_diff_render_the_panels_offline(tmp_path: Path) -> None:
     run(["git", "init", "-q"], project)
     dvc(["init", "-q"], project)
     (project / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
-    panels = sorted(path for _stage, path in _declared("plots"))
+    panels = sorted(_declared("plots"))
     for path in panels:
         _png(project / path, "navy")
 

@@ -8,15 +8,14 @@ from pathlib import Path
 import pytest
 
 from almanac.core.io import write_json, write_parquet
-from almanac.foresight.funnel import (
+from almanac.reports.foresight_funnel import (
     OPENFORESIGHT_FUNNEL,
-    FunnelStage,
     answer_type_rows,
     funnel_markdown,
     funnel_metrics,
-    funnel_rows,
     split_rows,
 )
+from almanac.reports.funnel import FunnelStep, chained_funnel
 from tests.support.questions import question, table
 
 # --- funnel ---
@@ -72,7 +71,7 @@ def write_metrics(
 
 def test_funnel_counts_and_shares(tmp_path: Path) -> None:
     write_metrics(tmp_path)
-    rows = funnel_rows(tmp_path, MONTHS, OPENFORESIGHT_FUNNEL)
+    rows = chained_funnel(OPENFORESIGHT_FUNNEL, MONTHS, tmp_path)
     assert [r["count"] for r in rows] == [40, 20, 16, 15, 11, 10, 8, 5]
     assert [r["share"] for r in rows] == [1.0, 0.5, 0.4, 0.375, 0.275, 0.25, 0.2, 0.125]
     assert (rows[0]["items_in"], rows[0]["items_out"], rows[0]["rejected"]) == (15, 14, 1)
@@ -98,30 +97,30 @@ def test_funnel_chain_break_names_the_stage(tmp_path: Path) -> None:
     # select claims to have read 7 items in February while validate handed on 8
     write_metrics(tmp_path, {("foresight_select", "2025-02"): (7, 5, {"no_good_question": 2})})
     with pytest.raises(ValueError, match=r"stage foresight_select read 19 items .* handed on 20"):
-        funnel_rows(tmp_path, MONTHS, OPENFORESIGHT_FUNNEL)
+        chained_funnel(OPENFORESIGHT_FUNNEL, MONTHS, tmp_path)
 
 
 def test_funnel_validate_must_read_what_qgen_generated(tmp_path: Path) -> None:
     write_metrics(tmp_path, {("foresight_validate", "2025-02"): (12, 7, {"invalid": 5})})
     with pytest.raises(ValueError, match=r"foresight_validate read 39 .* foresight_qgen handed on 40"):
-        funnel_rows(tmp_path, MONTHS, OPENFORESIGHT_FUNNEL)
+        chained_funnel(OPENFORESIGHT_FUNNEL, MONTHS, tmp_path)
 
 
 def test_funnel_unbalanced_stage_and_missing_file(tmp_path: Path) -> None:
     write_metrics(tmp_path, {("foresight_dates", "2025-01"): (7, 6, {})})
     with pytest.raises(ValueError, match="foresight_dates: items_in=11 != items_out=9 \\+ rejected=1"):
-        funnel_rows(tmp_path, MONTHS, OPENFORESIGHT_FUNNEL)
+        chained_funnel(OPENFORESIGHT_FUNNEL, MONTHS, tmp_path)
     with pytest.raises(FileNotFoundError, match="foresight_qgen"):
-        funnel_rows(tmp_path, ["2025-03"], OPENFORESIGHT_FUNNEL[:1])
+        chained_funnel(OPENFORESIGHT_FUNNEL[:1], ["2025-03"], tmp_path)
 
 
 def test_funnel_with_a_custom_stage_list(tmp_path: Path) -> None:
     write_metrics(tmp_path)
     stages = [
-        FunnelStage("foresight_question_dedup", "Dedup", False),
-        FunnelStage("foresight_split", "Final", False),
+        FunnelStep("foresight_question_dedup", "Dedup", per_month=False),
+        FunnelStep("foresight_split", "Final", per_month=False),
     ]
-    rows = funnel_rows(tmp_path, [], stages)
+    rows = chained_funnel(stages, [], tmp_path)
     # no producing stage: the base is the first stage's input
     assert [(r["count"], r["share"]) for r in rows] == [(8, 0.8), (5, 0.5)]
 

@@ -13,10 +13,11 @@ import pytest
 from almanac.core.ids import content_id
 from almanac.core.parallel import RayConfig
 from almanac.foresight.generate import QgenConfig, generate_questions
-from almanac.foresight.judge import JudgeConfig, select_best, validate_questions
 from almanac.foresight.leakage import LeakageConfig, fix_leakage
 from almanac.foresight.question_dedup import QuestionDedupConfig, deduplicate_questions
 from almanac.foresight.records import article_index
+from almanac.foresight.select import select_best
+from almanac.foresight.validate import JudgeConfig, validate_questions
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 from tests.llm.conftest import PROMPTS_DIR, remote_role

@@ -18,7 +18,7 @@ import almanac
 
 ROOT = Path(almanac.__file__).parent
 # The packages of pipeline domains: the LLM client must not import any of them (tasks register instead).
-DOMAINS = ("foresight", "events", "gdelt", "mirai", "wcep", "wiki", "ccnews", "reports", "stats", "check")
+DOMAINS = ("foresight", "events", "gdelt", "mirai", "wcep", "wiki", "ccnews", "reports", "check")
 
 
 def module_names(root: Path, package: str) -> dict[str, Path]:

@@ -1,4 +1,4 @@
-"""Every stage of dvc.yaml against the layout table (almanac.core.layout.STAGES), path by path.
+"""Every stage of dvc.yaml against the layout table (almanac.core.layout.stages.STAGES), path by path.
 
 Outputs: each ``outs`` / ``metrics`` / ``plots`` entry of a stage (per month for a foreach stage) is the path
 the table gives for that stage and month, and the reverse. Data deps: each dep under data/ or reports/ is
@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 import yaml
 
-from almanac.core.layout import STAGES, raw_inputs, stage_outputs
-from almanac.core.layout.stages import REPORT_SERIES
+from almanac.core.layout import raw_inputs
+from almanac.core.layout.stages import DVC_METRICS, DVC_PLOTS, REPORT_SERIES, STAGES, stage_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
-DVC = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+DVC_FILE = yaml.safe_load((ROOT / "dvc.yaml").read_text())
+DVC = DVC_FILE["stages"]
 PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
 KINDS = ("outs", "metrics", "plots")
 VARIABLE = re.compile(r"\$\{([^}]+)\}")
@@ -99,6 +100,18 @@ def test_data_deps_are_upstream_outputs_or_raw_inputs() -> None:
             if not upstream and not any(dep == path or dep.startswith(path + "/") for path in raw):
                 wrong.append(f"{name}@{item or '-'}: {dep} is neither an upstream output nor a raw input")
     assert not wrong, "\n".join(wrong)
+
+
+def test_report_scopes_are_the_months_then_all() -> None:
+    """The report templates' items: DVC's foreach cannot append "all" to ``months``, so params.yaml lists both."""
+    assert PARAMS["report_scopes"] == [*PARAMS["months"], "all"]
+    for style in REPORT_SERIES:
+        assert DVC[f"{style}_report"]["foreach"] == "${report_scopes}", style
+
+
+def test_top_level_metrics_and_plots_are_the_layouts() -> None:
+    assert DVC_FILE["metrics"] == [path.as_posix() for path in DVC_METRICS]
+    assert DVC_FILE["plots"] == [path.as_posix() for path in DVC_PLOTS]
 
 
 def test_raw_inputs_of_each_source_stage_are_its_deps() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from almanac.stats.stage_metrics import sum_stage_metrics
+from almanac.reports.views import sum_stage_metrics
 
 
 def _write(path: Path, **body: object) -> Path:

@@ -12,7 +12,7 @@ import pytest
 
 from almanac.core.io import write_parquet
 from almanac.core.schemas import ARTICLE_SCHEMA, REJECT_SCHEMA
-from almanac.stats.corpus import corpus_statistics
+from almanac.reports.corpus_stats import corpus_statistics
 from tests.support.project import make_project, run
 
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import as_day, month_of
 from almanac.check.report import StyleReport
+from almanac.check.retrieval import chunk_not_after_cutoff, cutoff_follows_rule, every_question_has_context
 from almanac.check.text import answer_tokens, answers_in, find_answer, is_person, ngram_index
 
 SPLITS = ("train", "validation", "test")
@@ -34,6 +37,7 @@ def check_openforesight(
     articles: Mapping[str, Mapping[str, Any]] | None,
     prompt_fields: Sequence[str] = PROMPT_FIELDS,
     scope: str = "all",
+    retrieval: RetrievalContext | None = None,
 ) -> StyleReport:
     report = StyleReport("openforesight", scope, rows=len(rows))
     report.check("split_windows_ordered", "train months < validation months < test months", _ordered(months))
@@ -73,7 +77,39 @@ def check_openforesight(
         "an answer shown in another question of the split is flagged",
         _cross(rows, prompt_fields),
     )
+    if retrieval is not None:
+        _check_retrieval(report, rows, retrieval)
     return report
+
+
+@dataclass(frozen=True)
+class RetrievalContext:
+    """The FutureSim retrieval rows released beside the splits, the corpus chunks' available days, and
+    the cut-off in months (params ``futuresim.retrieval.cutoff_months``)."""
+
+    rows: Sequence[Row]
+    chunk_days: Mapping[str, date]
+    cutoff_months: int
+
+
+def _check_retrieval(report: StyleReport, rows: Sequence[Row], retrieval: RetrievalContext) -> None:
+    questions = {str(row["question_id"]): row for row in rows}
+    months = retrieval.cutoff_months
+    report.check(
+        "retrieval_covers_questions",
+        "every released question has its retrieval context rows",
+        every_question_has_context(retrieval.rows, questions),
+    )
+    report.check(
+        "retrieval_cutoff_rule",
+        f"a context's cut-off is {months} month(s) before the first day of its question's resolution",
+        cutoff_follows_rule(retrieval.rows, questions, months),
+    )
+    report.check(
+        "retrieval_not_after_cutoff",
+        "every retrieved chunk is a corpus chunk available on or before its question's cut-off",
+        chunk_not_after_cutoff(retrieval.rows, retrieval.chunk_days),
+    )
 
 
 def _ordered(months: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str | None]]:

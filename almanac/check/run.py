@@ -10,8 +10,9 @@ import pyarrow.parquet as pq
 
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
-from almanac.check.openforesight import check_openforesight, split_months
+from almanac.check.openforesight import RetrievalContext, check_openforesight, split_months
 from almanac.check.report import StyleReport
+from almanac.check.retrieval import cutoff_months
 from almanac.core import layout
 from almanac.reports.visibility import prompt_fields
 
@@ -70,7 +71,23 @@ def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir
             for article in _rows(path, [name for name in ARTICLE_DATE_COLUMNS if name in names]):
                 articles[str(article["url"])] = article
     fields = prompt_fields("openforesight")
-    return check_openforesight(rows, split_months(params), articles, fields, scope=month)
+    retrieval = None if splits_dir is not None else _retrieval(root, pattern, params)
+    return check_openforesight(rows, split_months(params), articles, fields, month, retrieval)
+
+
+def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> RetrievalContext | None:
+    """The FutureSim retrieval contexts beside the splits, when built (checked against the chunks)."""
+    folder = root / layout.foresight_retrieval_dir()
+    if not folder.is_dir():
+        return None
+    files = sorted(path for split in SPLITS for path in (folder / split).glob(pattern))
+    rows = [row for path in files for row in _rows(path)]
+    chunk_days = {
+        str(row["chunk_id"]): row["available_date"]
+        for path in sorted((root / layout.futuresim_chunks_dir()).glob("*.parquet"))
+        for row in _rows(path, ["chunk_id", "available_date"])
+    }
+    return RetrievalContext(rows, chunk_days, cutoff_months(params))
 
 
 def _openforecast(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:

@@ -39,6 +39,9 @@ class Recipe:
     steps: tuple[Step, ...]
     # Stages that read the steps' outputs but hand nothing on (statistics, funnel, reports).
     reports: tuple[str, ...] = ()
+    # Stages of other recipes whose outputs these steps read besides the corpus (FutureSim's retrieval reads
+    # the OpenForesight splits; the OpenForesight check reads the retrieval it must verify).
+    uses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -49,6 +52,8 @@ class Recipe:
             if late:
                 raise ValueError(f"recipe {self.style}: {step.stage} reads {late}, not an earlier step")
             seen.add(step.stage)
+        if seen & set(self.uses):
+            raise ValueError(f"recipe {self.style}: uses its own steps {sorted(seen & set(self.uses))}")
 
     @property
     def stages(self) -> tuple[str, ...]:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, GroupStep, apply_filter, apply_group_step, first_survives
 from almanac.dedup.cluster import Duplicate, resolve_clusters
 from almanac.dedup.lsh import candidate_pairs
 from almanac.dedup.minhash import MinHashConfig, jaccard, shingles, signatures
@@ -76,67 +77,80 @@ def find_near_duplicates(
 def deduplicate(
     articles: pa.Table, months: list[str], config: DedupConfig, ray_config: RayConfig
 ) -> tuple[pa.Table, StageLedger]:
-    """The corpus of ``months``: kept articles (earliest of each cluster) and a ledger of what was dropped."""
-    ledger = StageLedger(STAGE, items_in=articles.num_rows)
-    articles = _restrict_to_months(articles, months, ledger)
-    # Earliest first, ties by id: makes every later choice (which copy is kept) order-independent.
-    articles = articles.sort_by([("publish_date", "ascending"), ("id", "ascending")])
-    ids = articles.column("id").to_pylist()
+    """The corpus of ``months``: kept articles (earliest of each cluster) and a ledger of what was dropped.
+
+    Three steps on one ledger, each taking the previous one's output: the month scope, exact copies
+    (same id), near duplicates. The records are row positions in the table each step reads.
+    """
+    ledger = StageLedger(STAGE)
     locations = _locations(articles)
-    first_index: dict[str, int] = {}
-    keep = np.ones(len(ids), dtype=bool)
-    for index, article_id in enumerate(ids):
-        if article_id in first_index:  # same URL and text, e.g. re-crawled in a later month
-            keep[index] = False
-            ledger.reject(
-                article_id, "duplicate_id", "same canonical URL and text", locations[index], article_id
-            )
-        else:
-            first_index[article_id] = index
-    unique = articles.filter(pa.array(keep))
+    months_of = articles.column("publish_month").to_pylist()
+    in_scope = set(months)
+
+    def scoped(index: int) -> Drop | None:
+        month = months_of[index]
+        return None if month in in_scope else Drop("publish_month_out_of_scope", f"published in {month}")
+
+    ids = articles.column("id").to_pylist()
+    kept = apply_filter(range(articles.num_rows), scoped, ledger, ids.__getitem__, locations.__getitem__)
+    scoped_articles = articles.take(pa.array(kept, type=pa.int64()))
+    # Earliest first, ties by id: makes every later choice (which copy is kept) order-independent.
+    scoped_articles = scoped_articles.sort_by([("publish_date", "ascending"), ("id", "ascending")])
+    ids = scoped_articles.column("id").to_pylist()
+    locations = _locations(scoped_articles)
+    # Same URL and text, e.g. re-crawled in a later month: the first copy in date order stays.
+    same_id = first_survives(
+        ids.__getitem__,
+        lambda _copy, _first: Drop("duplicate_id", "same canonical URL and text"),
+        ids.__getitem__,
+        locations.__getitem__,
+    )
+    unique_positions = apply_group_step(range(len(ids)), same_id, ledger, chained=True)
+    unique = scoped_articles.take(pa.array(unique_positions, type=pa.int64()))
     texts = unique.column("text").to_pylist()
     unique_ids = unique.column("id").to_pylist()
-    unique_locations = _locations(unique)
     dates = unique.column("publish_date").to_pylist()
     found = find_near_duplicates(
         texts, [(dates[i], unique_ids[i]) for i in range(len(texts))], config, ray_config
     )
-    duplicates = found.duplicates
-    drop = np.zeros(len(texts), dtype=bool)
-    for duplicate in duplicates:
-        drop[duplicate.index] = True
-        ledger.reject(
-            unique_ids[duplicate.index],
-            "near_duplicate",
-            f"jaccard={duplicate.jaccard:.3f} with {unique_ids[duplicate.neighbour]}",
-            unique_locations[duplicate.index],
-            unique_ids[duplicate.kept],
-        )
-    kept = unique.filter(pa.array(~drop))
-    ledger.items_out = kept.num_rows
+    clusters = cluster_step(found.duplicates, unique_ids, _locations(unique), "near_duplicate")
+    kept = apply_group_step(range(len(texts)), clusters, ledger, chained=True)
+    corpus = unique.take(pa.array(kept, type=pa.int64()))
     ledger.extra.update(
         {
             "candidate_pairs": found.candidate_pairs,
             "verified_pairs": found.verified_pairs,
             "rejected_candidate_pairs": found.candidate_pairs - found.verified_pairs,
             # Share of in-scope articles removed as exact or near duplicates.
-            "dedup_rate": round(1 - kept.num_rows / articles.num_rows, 4) if articles.num_rows else 0.0,
+            "dedup_rate": round(1 - corpus.num_rows / scoped_articles.num_rows, 4)
+            if scoped_articles.num_rows
+            else 0.0,
         }
     )
-    kept = kept.sort_by([("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")])
-    return kept, ledger
+    corpus = corpus.sort_by(
+        [("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")]
+    )
+    return corpus, ledger
 
 
-def _restrict_to_months(articles: pa.Table, months: list[str], ledger: StageLedger) -> pa.Table:
-    """Crawl month M also holds older articles; only those published in a month in scope are kept."""
-    in_scope = pc.is_in(articles.column("publish_month"), value_set=pa.array(months, type=pa.string()))
-    dropped = articles.filter(pc.invert(in_scope))
-    months_dropped = dropped.column("publish_month").to_pylist()
-    for article_id, month, location in zip(
-        dropped.column("id").to_pylist(), months_dropped, _locations(dropped), strict=True
-    ):
-        ledger.reject(article_id, "publish_month_out_of_scope", f"published in {month}", location)
-    return articles.filter(in_scope)
+def cluster_step(
+    duplicates: Sequence[Duplicate], ids: Sequence[str], sources: Sequence[str], reason: str
+) -> GroupStep[int]:
+    """Near-duplicate clusters as a group rule over record positions: each keeps its :class:`Duplicate`
+    ``kept`` member; a dropped one names the neighbour it was verified against in its detail."""
+    edge = {duplicate.index: duplicate for duplicate in duplicates}
+
+    def group_key(index: int) -> int:
+        return edge[index].kept if index in edge else index
+
+    def choose(members: Sequence[int]) -> int:
+        return members.index(group_key(members[0]))
+
+    def outranked(loser: int, _survivor: int) -> Drop:
+        duplicate = edge[loser]
+        return Drop(reason, f"jaccard={duplicate.jaccard:.3f} with {ids[duplicate.neighbour]}")
+
+    return GroupStep(group_key, choose, outranked, ids.__getitem__, sources.__getitem__)
 
 
 def _locations(articles: pa.Table) -> list[str]:

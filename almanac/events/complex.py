@@ -24,6 +24,7 @@ import pyarrow as pa
 from almanac.core.ids import canonical_url, content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.step import Drop, Step, apply_filter, apply_group_step, apply_step, first_survives
 from almanac.events.documents import ELLIPSIS, sections_text, truncate_words
 from almanac.events.schema import COMPLEX_EVENT_SCHEMA
 from almanac.wiki.sections import Section
@@ -56,9 +57,9 @@ def wcep_ce_id(path: Sequence[str]) -> str:
 def build_complex_events(
     wiki_events: pa.Table, wcep_events: pa.Table, wcep_news: pa.Table, config: ComplexEventsConfig
 ) -> tuple[pa.Table, StageLedger]:
-    ledger = StageLedger(STAGE, items_in=wiki_events.num_rows + wcep_events.num_rows)
-    rows = [_wikipedia_row(article) for article in wiki_events.to_pylist()]
-    ledger.items_out += len(rows)
+    ledger = StageLedger(STAGE)
+    wiki_step = Step(_wikipedia_row, lambda article: str(article["page_id"]), _source)
+    rows = apply_step(wiki_events.to_pylist(), wiki_step, ledger)
     rows.extend(_wcep_rows(wcep_events, wcep_news, config, ledger))
     rows.sort(key=lambda row: str(row["ce_id"]))
     for row in rows:
@@ -101,19 +102,12 @@ def _wcep_rows(
     groups: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
     categories: dict[tuple[str, ...], list[str]] = defaultdict(list)
     paths: dict[tuple[str, ...], list[tuple[str, ...]]] = defaultdict(list)
-    seen: set[str] = set()
     without_articles = truncated = 0
-    for event in events.to_pylist():
-        path = [part for part in (p.strip() for p in event["story_path"]) if part]
-        if not path:
-            ledger.reject(
-                event["id"], "no_story", f"{event['date']}: {event['summary'][:300]}", event["source"]
-            )
-            continue
-        if event["id"] in seen:  # the same day and summary twice (e.g. a portal page and WCEP-MDS)
-            ledger.reject(event["id"], "duplicate_event", event["summary"][:300], event["source"])
-            continue
-        seen.add(event["id"])
+    with_story = apply_filter(events.to_pylist(), _story_or_drop, ledger, _event_id, _source)
+    # The same day and summary twice (e.g. a portal page and WCEP-MDS): the first one stays.
+    same_event = first_survives(_event_id, _repeated_event, _event_id, _source, names_survivor=False)
+    for event in apply_group_step(with_story, same_event, ledger, chained=True):
+        path = _story_path(event)
         key = group_key(path, config.wcep_group)
         document, was_truncated = _wcep_document(event, path, articles.get(event["id"], []), config)
         without_articles += not articles.get(event["id"])
@@ -122,10 +116,31 @@ def _wcep_rows(
         categories[key].append(event["category"])
         # Under an innermost heading the full paths may differ; keep them to show the usual one.
         paths[key].append(tuple(path) if config.wcep_group == "event" else key)
-        ledger.items_out += 1
     ledger.extra["wcep_events_without_articles"] = without_articles
     ledger.extra["wcep_documents_truncated"] = truncated
     return [_wcep_row(key, documents, categories[key], paths[key]) for key, documents in groups.items()]
+
+
+def _story_path(event: dict[str, Any]) -> list[str]:
+    return [part for part in (p.strip() for p in event["story_path"]) if part]
+
+
+def _story_or_drop(event: dict[str, Any]) -> Drop | None:
+    if _story_path(event):
+        return None
+    return Drop("no_story", f"{event['date']}: {event['summary'][:300]}")
+
+
+def _repeated_event(event: dict[str, Any], _first: dict[str, Any]) -> Drop:
+    return Drop("duplicate_event", event["summary"][:300])
+
+
+def _event_id(event: dict[str, Any]) -> str:
+    return str(event["id"])
+
+
+def _source(record: dict[str, Any]) -> str:
+    return str(record["source"])
 
 
 def group_key(path: Sequence[str], wcep_group: str) -> tuple[str, ...]:

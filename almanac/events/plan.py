@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any
 
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step, fan_out
 from almanac.events.cuts import (
     Cut,
     CutEvents,
@@ -97,7 +98,7 @@ def plan_cuts(
         split: 0 for split in (*SPLITS, "outside_split_windows", "straddles_split_boundary")
     }
     ledger.extra["complex_events"] = {split: 0 for split in SPLITS}
-    planned = []
+    drawn: list[DrawnCut] = []
     for timeline in sorted(timelines, key=lambda row: row["ce_id"]):
         events = timeline["events"]
         eligible, out_of_order = eligible_cuts(events, config.min_background_events)
@@ -108,51 +109,81 @@ def plan_cuts(
         ledger.extra["timelines_with_cuts"] += 1
         split, days, reason = assign_split(eligible, config)
         if split is None:
-            _reject_unplaced(timeline["ce_id"], eligible, reason, config, ledger)
+            drawn += _unplaced(timeline["ce_id"], eligible, reason, config, ledger)
             continue
         ledger.extra["complex_events"][split] += 1
         ledger.extra["cut_days_in_later_windows"] += sum(
             1 for day in eligible if day not in days and config.split.split_of(day) is not None
         )
         for day in choose_days(timeline["ce_id"], days, config):
-            ledger.items_in += len(TASKS)
-            cut = Cut(timeline["ce_id"], day, split)
-            planned_cut = cut_sample(timeline, cut, eligible[day], config.split)
-            if planned_cut is None:
-                _reject(
-                    cut.ce_id, day, "no_target_in_window", f"no target lies inside the {split} window", ledger
-                )
+            planned = cut_sample(timeline, Cut(timeline["ce_id"], day, split), eligible[day], config.split)
+            if planned is None:
+                no_target = Drop("no_target_in_window", f"no target lies inside the {split} window")
+                drawn.append(DrawnCut(timeline["ce_id"], day, no_target))
                 continue
             ledger.extra["cuts"][split] += 1
             ledger.extra["undated_events_left_out"] += eligible[day].undated
             ledger.extra["straddling_events_left_out"] += eligible[day].straddling
-            planned.append(planned_cut)
-    return planned
+            drawn.append(DrawnCut(timeline["ce_id"], day, planned))
+    # Counting rule (almanac.core.step.fan_out): a drawn cut is one candidate sample per task; the
+    # candidates of a cut that cannot be built are rejected here, the others go on to event_tasks.
+    candidates = fan_out(drawn, _one_per_task, ledger, lambda cut: cut.ce_id, lambda cut: cut.source)
+    apply_step(candidates, Step(_built, _candidate_id, _candidate_source), ledger, chained=True)
+    return [cut.planned for cut in drawn if isinstance(cut.planned, CutSample)]
 
 
-def _reject_unplaced(
+@dataclass(frozen=True)
+class DrawnCut:
+    """A chosen cut day of a complex event: its sample, or why none of its candidates can be built."""
+
+    ce_id: str
+    day: date
+    planned: CutSample | Drop
+
+    @property
+    def source(self) -> str:
+        return f"complex_event:{self.ce_id}@{self.day.isoformat()}"
+
+
+Candidate = tuple[str, DrawnCut]  # (task, cut)
+
+
+def _one_per_task(cut: DrawnCut) -> list[Candidate]:
+    return [(task, cut) for task in TASKS]
+
+
+def _built(candidate: Candidate) -> CutSample | Drop:
+    return candidate[1].planned
+
+
+def _candidate_id(candidate: Candidate) -> str:
+    task, cut = candidate
+    return sample_id(task, cut.ce_id, cut.day)
+
+
+def _candidate_source(candidate: Candidate) -> str:
+    return candidate[1].source
+
+
+def _unplaced(
     ce_id: str, eligible: dict[date, CutEvents], reason: str, config: EventTasksConfig, ledger: StageLedger
-) -> None:
-    """Draw the cuts a complex event without a split would have had and reject their candidates.
+) -> list[DrawnCut]:
+    """Draw the cuts a complex event without a split would have had, each with the reason it is refused.
 
     The draw is over its days inside some window (``straddles_split_boundary``) or, with none, over
     all of them (``outside_split_windows``), so the counts say how many samples the rule cost.
     """
     windowed = [day for day in eligible if config.split.split_of(day) is not None]
+    drawn = []
     for day in choose_days(ce_id, windowed or list(eligible), config):
-        ledger.items_in += len(TASKS)
         ledger.extra["cuts"][reason] += 1
         detail = (
             f"its cut days fall in more than one split window (split_boundary: {config.split_boundary})"
             if reason == "straddles_split_boundary"
             else f"cut day {day.isoformat()} is in no split window"
         )
-        _reject(ce_id, day, reason, detail, ledger)
-
-
-def _reject(ce_id: str, day: date, reason: str, detail: str, ledger: StageLedger) -> None:
-    for task in TASKS:
-        ledger.reject(sample_id(task, ce_id, day), reason, detail, f"complex_event:{ce_id}@{day.isoformat()}")
+        drawn.append(DrawnCut(ce_id, day, Drop(reason, detail)))
+    return drawn
 
 
 def _no_cut_reason(events: Sequence[Event], out_of_order: int) -> str:

@@ -92,6 +92,4 @@ STEPS: Final = (
     ),
 )
 
-RECIPE: Final = Recipe(
-    "openforecast", STEPS, reports=("event_stats", "openforecast_report", "openforecast_report_all")
-)
+RECIPE: Final = Recipe("openforecast", STEPS, reports=("event_stats", "openforecast_report"))

@@ -15,7 +15,7 @@ one split: one complex event, one split).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ import pyarrow as pa
 from almanac.core.io import atomic_dir, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.step import KEEP_ALL, Drop, GroupStep, apply_filter, apply_group_step
 from almanac.core.text import fold
 from almanac.events.cuts import SplitWindows, date_span
 from almanac.events.samples import OPTION_LABELS, SAMPLE_SCHEMAS, SPLITS, TASKS, VQA_LABELS
@@ -36,42 +37,35 @@ def split_samples(
 ) -> tuple[dict[tuple[str, str], pa.Table], StageLedger]:
     """(split, task) -> released samples (every pair present, possibly empty) and the ledger."""
     ledger = StageLedger(STAGE)
-    passed: list[tuple[str, dict[str, Any]]] = []
     seen: dict[str, str] = {}
     released_mcnc: dict[str, Mapping[str, Any]] = {}
-    for task in TASKS:  # MCNC before VQA: a VQA sample follows its MCNC sample's fate
-        rows = samples[task].to_pylist() if task in samples else []
-        ledger.items_in += len(rows)
-        for row in rows:
-            problem = violation(row, task, windows, released_mcnc)
-            if problem is None and row["sample_id"] in seen:
-                problem = ("duplicate_sample_id", f"also a {seen[row['sample_id']]} sample")
-            if problem is not None:
-                related = row.get("mcnc_sample_id") if problem[0] in VQA_REASONS else None
-                ledger.reject(row["sample_id"], problem[0], problem[1], _source(row), related)
-                continue
-            seen[row["sample_id"]] = task
-            if task == "mcnc":
-                released_mcnc[row["sample_id"]] = row
-            passed.append((task, row))
+
+    def check(sample: tuple[str, dict[str, Any]]) -> Drop | None:
+        task, row = sample
+        problem = violation(row, task, windows, released_mcnc)
+        if problem is None and row["sample_id"] in seen:
+            problem = ("duplicate_sample_id", f"also a {seen[row['sample_id']]} sample")
+        if problem is not None:
+            related = row.get("mcnc_sample_id") if problem[0] in VQA_REASONS else None
+            return Drop(problem[0], problem[1], related)
+        seen[row["sample_id"]] = task
+        if task == "mcnc":
+            released_mcnc[row["sample_id"]] = row
+        return None
+
+    # MCNC before VQA: a VQA sample follows its MCNC sample's fate (the check reads the MCNC released).
+    samples_in = [(task, row) for task in TASKS if task in samples for row in samples[task].to_pylist()]
+    passed = apply_filter(samples_in, check, ledger, _sample_id, _sample_source)
     # One complex event, one split: a complex event seen in two splits is refused whole.
-    splits_of: dict[str, set[str]] = {}
-    for _task, row in passed:
-        splits_of.setdefault(row["ce_id"], set()).add(row["split"])
+    one_split = GroupStep(_complex_event, _one_split_only, _never_outranked, _sample_id, _sample_source)
     kept: dict[tuple[str, str], list[dict[str, Any]]] = {(s, t): [] for s in SPLITS for t in TASKS}
-    for task, row in passed:
-        splits = splits_of[row["ce_id"]]
-        if len(splits) > 1:
-            detail = f"complex event {row['ce_id']} has samples in {sorted(splits)}"
-            ledger.reject(row["sample_id"], "complex_event_in_two_splits", detail, _source(row))
-            continue
+    for task, row in apply_group_step(passed, one_split, ledger, chained=True):
         kept[(row["split"], task)].append(row)
     tables = {}
     for (split, task), rows in kept.items():
         tables[(split, task)] = table_from_rows(
             sorted(rows, key=lambda r: r["sample_id"]), SAMPLE_SCHEMAS[task]
         )
-        ledger.items_out += len(rows)
     ledger.extra["samples"] = {
         task: {split: tables[(split, task)].num_rows for split in SPLITS} for task in TASKS
     }
@@ -87,6 +81,32 @@ VQA_REASONS = ("mcnc_sample_rejected", "vqa_label_mismatch")
 
 def _source(row: Mapping[str, Any]) -> str:
     return f"complex_event:{row['ce_id']}@{row['cut_date'].isoformat()}"
+
+
+def _sample_id(sample: tuple[str, Mapping[str, Any]]) -> str:
+    return str(sample[1]["sample_id"])
+
+
+def _sample_source(sample: tuple[str, Mapping[str, Any]]) -> str:
+    return _source(sample[1])
+
+
+def _complex_event(sample: tuple[str, Mapping[str, Any]]) -> str:
+    return str(sample[1]["ce_id"])
+
+
+def _one_split_only(samples: Sequence[tuple[str, Mapping[str, Any]]]) -> int | Drop:
+    """A complex event whose samples sit in more than one split is refused whole."""
+    splits = sorted({row["split"] for _task, row in samples})
+    if len(splits) == 1:
+        return KEEP_ALL
+    return Drop(
+        "complex_event_in_two_splits", f"complex event {samples[0][1]['ce_id']} has samples in {splits}"
+    )
+
+
+def _never_outranked(sample: tuple[str, Mapping[str, Any]], _other: tuple[str, Mapping[str, Any]]) -> Drop:
+    raise AssertionError("one_split keeps a complex event's samples whole or refuses them whole")
 
 
 def _targets(row: Mapping[str, Any]) -> list[Mapping[str, Any]]:

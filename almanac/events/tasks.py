@@ -4,7 +4,7 @@ What is an item: one *candidate sample*, i.e. one (cut, task) pair. Every chosen
 brings six candidates (STF, LTF, AQA, MCNC, MCAC, VQA); each becomes one sample or one reject row:
 ``outside_split_windows`` / ``straddles_split_boundary`` / ``no_target_in_window`` (all six, see
 :mod:`almanac.events.plan`), ``no_eligible_target`` (AQA / MCAC: no target event has a non-empty
-argument among the configured ones), an LLM failure (via ``TaskResult.reject_into``),
+argument among the configured ones), an LLM failure (``TaskResult.failure``),
 ``too_few_negatives`` (MCNC: fewer than three negatives survive the true-event filter) and
 ``no_mcnc_sample`` (VQA of a rejected MCNC). Each MCNC sample gives exactly one VQA sample, its gold
 event (Yes) or one of its negatives (No) by a seeded coin; the Yes share is the metric
@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.step import Drop, Step, apply_step
 from almanac.events.cuts import (
     Event,
     EventTasksConfig,
@@ -46,6 +47,7 @@ from almanac.llm.tasks import TaskResult, run_task
 
 STAGE = "event_tasks"
 N_NEGATIVES = 3
+ARGUMENT_TASKS = ("aqa", "mcac")  # one argument_question call per cut feeds both
 Runner = Callable[[Task[..., Any], list[TaskItem]], list[TaskResult[Any]]]
 
 
@@ -55,10 +57,11 @@ def build_tasks(
     """Samples of every task (rows sorted by sample_id) and the ledger of candidate samples."""
     ledger = StageLedger(STAGE)
     cuts = plan_cuts(timelines.to_pylist(), config, ledger)
-    rows: dict[str, list[dict[str, Any]]] = {task: [] for task in TASKS}
-    for cut in cuts:
-        rows["stf"].append(stf_row(cut))
-        rows["ltf"].append(ltf_row(cut))
+    # Each task's step takes over its candidates from the plan (chained: they were counted in there).
+    rows: dict[str, list[dict[str, Any]]] = {
+        "stf": apply_step(cuts, Step(stf_row, _candidate_of("stf"), _source), ledger, chained=True),
+        "ltf": apply_step(cuts, Step(ltf_row, _candidate_of("ltf"), _source), ledger, chained=True),
+    }
 
     def run(task: Task[..., Any], items: list[TaskItem]) -> list[TaskResult[Any]]:
         return run_task(role, task, items, cache, ledger, prompts_dir) if items else []
@@ -72,13 +75,20 @@ def build_tasks(
     for task in TASKS:
         task_rows = sorted(rows[task], key=lambda row: row["sample_id"])
         tables[task] = table_from_rows(task_rows, SAMPLE_SCHEMAS[task])
-        ledger.items_out += len(task_rows)
         ledger.extra.setdefault("samples", {})[task] = {
             split: sum(1 for row in task_rows if row["split"] == split) for split in SPLITS
         }
     ledger.extra["targets_trimmed"] = sum(row["targets_trimmed"] for row in rows["ltf"])
     ledger.extra["samples_with_trimmed_targets"] = sum(1 for row in rows["ltf"] if row["targets_trimmed"])
     return tables, ledger
+
+
+def _candidate_of(task: str) -> Callable[[CutSample], str]:
+    return lambda cut: cut.candidate_id(task)
+
+
+def _source(cut: CutSample) -> str:
+    return cut.source
 
 
 def stf_row(cut: CutSample) -> dict[str, Any]:
@@ -109,16 +119,12 @@ def argument_tasks(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """AQA and MCAC from one argument_question call per cut (same target, argument and question)."""
     items, asked = [], []
-    for cut in cuts:
+    outcomes: dict[int, tuple[dict[str, Any] | Drop, dict[str, Any] | Drop]] = {}
+    for index, cut in enumerate(cuts):
         candidates = [event for event in cut.targets if any(_has(event, name) for name in config.arguments)]
         if not candidates:
-            for task in ("aqa", "mcac"):
-                ledger.reject(
-                    cut.candidate_id(task),
-                    "no_eligible_target",
-                    f"no target event has any of {list(config.arguments)}",
-                    cut.source,
-                )
+            no_target = Drop("no_eligible_target", f"no target event has any of {list(config.arguments)}")
+            outcomes[index] = (no_target, no_target)
             continue
         rng = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "aqa")
         target = rng.choice(candidates)
@@ -135,22 +141,34 @@ def argument_tasks(
                 _subsequent(cut, target),
             )
         )
-        asked.append((cut, target, argument, aqa_id))
-    aqa_rows, mcac_rows = [], []
-    for (cut, target, argument, aqa_id), result in zip(asked, run(ARGUMENT_QUESTION, items), strict=True):
+        asked.append((index, target, argument, aqa_id))
+    for (index, target, argument, aqa_id), result in zip(asked, run(ARGUMENT_QUESTION, items), strict=True):
+        cut = cuts[index]
         mcac_id = sample_id("mcac", cut.ce_id, cut.cut.day, target["event_id"], argument)
         if not result.ok:
-            result.reject_into(ledger, cut.source)
-            dataclasses.replace(result, item_id=mcac_id).reject_into(ledger, cut.source)
+            failed = result.failure()
+            outcomes[index] = (
+                dataclasses.replace(failed, item_id=aqa_id),
+                dataclasses.replace(failed, item_id=mcac_id),
+            )
             continue
         value = result.value
         assert isinstance(value, ArgumentQuestion)
         llm = {"model": result.model, "prompt_version": result.prompt_version}
         shared = {"target": target, "argument": argument, "question": value.question}
-        aqa_rows.append({**cut.common("aqa", aqa_id), **shared, "answer": value.answer, **llm})
+        aqa = {**cut.common("aqa", aqa_id), **shared, "answer": value.answer, **llm}
         options = shuffled_options(value.answer, value.negatives[:N_NEGATIVES], config.seed, mcac_id)
-        mcac_rows.append({**cut.common("mcac", mcac_id), **shared, **options, "answer": value.answer, **llm})
-    return aqa_rows, mcac_rows
+        mcac = {**cut.common("mcac", mcac_id), **shared, **options, "answer": value.answer, **llm}
+        outcomes[index] = (aqa, mcac)
+
+    def decide(candidate: tuple[int, int]) -> dict[str, Any] | Drop:
+        index, which = candidate
+        return outcomes[index][which]
+
+    step = Step(decide, lambda c: cuts[c[0]].candidate_id(ARGUMENT_TASKS[c[1]]), lambda c: cuts[c[0]].source)
+    argument_candidates = [(index, which) for index in range(len(cuts)) for which in (0, 1)]
+    kept = apply_step(argument_candidates, step, ledger, chained=True)
+    return [row for row in kept if row["task"] == "aqa"], [row for row in kept if row["task"] == "mcac"]
 
 
 def mcnc_task(
@@ -171,35 +189,34 @@ def mcnc_task(
             )
         )
         asked.append((cut, target, mcnc_id))
-    rows = []
-    generated = discarded = 0
-    for (cut, target, mcnc_id), result in zip(asked, run(EVENT_NEGATIVES, items), strict=True):
+    tally = {"negatives_generated": 0, "negatives_discarded": 0}
+
+    def decide(pair: tuple[tuple[CutSample, Event, str], TaskResult[Any]]) -> dict[str, Any] | Drop:
+        (cut, target, mcnc_id), result = pair
         if not result.ok:
-            result.reject_into(ledger, cut.source)
-            continue
+            return dataclasses.replace(result.failure(), item_id=mcnc_id)
         negatives = result.value
         assert isinstance(negatives, tuple) and all(isinstance(n, NegativeEvent) for n in negatives)
         true_keys, true_texts = true_event_keys(cut.timeline["events"])
         kept, dropped = filter_negatives(negatives, true_keys, true_texts)
-        generated += len(negatives)
-        discarded += dropped
+        tally["negatives_generated"] += len(negatives)
+        tally["negatives_discarded"] += dropped
         if len(kept) < N_NEGATIVES:
             detail = f"{dropped} of {len(negatives)} negatives equal a true event; {len(kept)} left"
-            ledger.reject(mcnc_id, "too_few_negatives", detail, cut.source)
-            continue
+            return Drop("too_few_negatives", detail, item_id=mcnc_id)
         texts = [negative.text for negative in kept[:N_NEGATIVES]]
-        rows.append(
-            {
-                **cut.common("mcnc", mcnc_id),
-                "target": target,
-                **shuffled_options(str(target["text"]), texts, config.seed, mcnc_id),
-                "negatives_discarded": dropped,
-                "model": result.model,
-                "prompt_version": result.prompt_version,
-            }
-        )
-    ledger.extra["negatives_generated"] = generated
-    ledger.extra["negatives_discarded"] = discarded
+        return {
+            **cut.common("mcnc", mcnc_id),
+            "target": target,
+            **shuffled_options(str(target["text"]), texts, config.seed, mcnc_id),
+            "negatives_discarded": dropped,
+            "model": result.model,
+            "prompt_version": result.prompt_version,
+        }
+
+    step = Step(decide, lambda pair: pair[0][2], lambda pair: pair[0][0].source)
+    rows = apply_step(zip(asked, run(EVENT_NEGATIVES, items), strict=True), step, ledger, chained=True)
+    ledger.extra.update(tally)
     return rows
 
 
@@ -211,29 +228,24 @@ def vqa_task(
 ) -> list[dict[str, Any]]:
     """One VQA sample per MCNC sample: its gold option (Yes) or one of its negatives (No)."""
     by_cut = {(row["ce_id"], row["cut_date"]): row for row in mcnc_rows}
-    for cut in cuts:
-        if (cut.ce_id, cut.cut.day) not in by_cut:
-            ledger.reject(
-                cut.candidate_id("vqa"),
-                "no_mcnc_sample",
-                "the MCNC sample of this cut was rejected",
-                cut.source,
-            )
-    rows = []
-    for mcnc in sorted(mcnc_rows, key=lambda row: row["sample_id"]):
+
+    def decide(cut: CutSample) -> dict[str, Any] | Drop:
+        mcnc = by_cut.get((cut.ce_id, cut.cut.day))
+        if mcnc is None:
+            return Drop("no_mcnc_sample", "the MCNC sample of this cut was rejected")
         gold = mcnc["options"][mcnc["answer_index"]]
         negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
         label, candidate = vqa_candidate(gold, negatives, config.seed, mcnc["sample_id"])
-        rows.append(
-            {
-                **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
-                "sample_id": sample_id("vqa", mcnc["ce_id"], mcnc["cut_date"], candidate),
-                "task": "vqa",
-                "candidate": candidate,
-                "label": label,
-                "mcnc_sample_id": mcnc["sample_id"],
-            }
-        )
+        return {
+            **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
+            "sample_id": sample_id("vqa", mcnc["ce_id"], mcnc["cut_date"], candidate),
+            "task": "vqa",
+            "candidate": candidate,
+            "label": label,
+            "mcnc_sample_id": mcnc["sample_id"],
+        }
+
+    rows = apply_step(cuts, Step(decide, _candidate_of("vqa"), _source), ledger, chained=True)
     yes = sum(1 for row in rows if row["label"] == "Yes")
     ledger.extra["vqa_labels"] = {"Yes": yes, "No": len(rows) - yes}
     ledger.extra["vqa_yes_share"] = round(yes / len(rows), 4) if rows else None

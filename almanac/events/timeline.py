@@ -23,6 +23,7 @@ import pyarrow as pa
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.step import Drop, Step, apply_step
 from almanac.core.text import fold
 from almanac.events.llm_tasks.event_arguments import EVENT_ARGUMENTS, event_arguments_item
 from almanac.events.llm_tasks.replies import EventArguments, EventDate, Timeline, TimelineEvent, TimelineOrder
@@ -77,7 +78,7 @@ class _Progress:
 def build_timelines(
     complex_events: pa.Table, config: TimelineConfig, role: RoleConfig, cache: LLMCache, prompts_dir: str
 ) -> tuple[pa.Table, StageLedger]:
-    ledger = StageLedger(STAGE, items_in=complex_events.num_rows)
+    ledger = StageLedger(STAGE)
     progress = [_Progress(row) for row in complex_events.to_pylist()]
 
     def run(task: Task[..., Any], items: list[TaskItem]) -> list[TaskResult[Any]]:
@@ -87,24 +88,23 @@ def build_timelines(
     _reorder(progress, config, run, ledger)
     _extract_arguments(progress, config, run)
 
-    rows = []
-    for state in sorted(progress, key=lambda state: state.ce_id):
-        source = f"complex_event:{state.ce_id}"
+    def finished(state: _Progress) -> dict[str, Any] | Drop:
         if state.failure is not None:
-            state.failure.reject_into(ledger, source, state.ce_id)
-        elif len(state.events) < config.min_atomic_events:
-            ledger.reject(
-                state.ce_id,
-                "too_few_atomic_events",
-                f"{len(state.events)} atomic events < {config.min_atomic_events}",
-                source,
-            )
-        else:
-            rows.append(_timeline_row(state))
-            ledger.count("atomic_events_per_complex_event", str(len(state.events)))
-    ledger.items_out = len(rows)
+            return state.failure.failure()
+        if len(state.events) < config.min_atomic_events:
+            detail = f"{len(state.events)} atomic events < {config.min_atomic_events}"
+            return Drop("too_few_atomic_events", detail)
+        ledger.count("atomic_events_per_complex_event", str(len(state.events)))
+        return _timeline_row(state)
+
+    step = Step(finished, _ce_id, lambda state: f"complex_event:{state.ce_id}")
+    rows = apply_step(sorted(progress, key=_ce_id), step, ledger)
     ledger.extra["atomic_events"] = sum(len(row["events"]) for row in rows)
     return table_from_rows(rows, TIMELINE_SCHEMA), ledger
+
+
+def _ce_id(state: _Progress) -> str:
+    return state.ce_id
 
 
 def _read_documents(

@@ -10,6 +10,7 @@ dropped it. Kept articles carry the lead and event-evolution sections only, the 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.step import Drop, Step, apply_step
 from almanac.events.documents import sections_text
 from almanac.events.llm_tasks.article_category import ARTICLE_CATEGORY, article_category_item
 from almanac.events.llm_tasks.occurrence_date import OCCURRENCE_DATE, occurrence_date_item
@@ -54,26 +56,21 @@ def filter_event_articles(
     articles: pa.Table, config: WikiFilterConfig, llm: LLMConfig, cache: LLMCache
 ) -> tuple[pa.Table, StageLedger]:
     """Rows of WIKI_EVENT_SCHEMA sorted by page id, and the ledger with one reject per dropped article."""
-    ledger = StageLedger(STAGE, items_in=articles.num_rows)
+    ledger = StageLedger(STAGE)
     role = llm.role(config.role)
 
     def run(task: Task[..., Any], items: list[TaskItem]) -> list[TaskResult[Any]]:
         return run_task(role, task, items, cache, ledger, llm.prompts_dir) if items else []
 
-    candidates = []  # (article row, all sections, kept sections)
-    for row in articles.to_pylist():
+    def by_sections(row: dict[str, Any]) -> Candidate | Drop:
         sections = [Section(s["title"], s["level"], s["text"]) for s in row["sections"]]
         kept = select_event_sections(sections, config.section_titles, include_lead=True)
-        if not any(section.level != LEAD_LEVEL for section in kept):
-            titles = ", ".join(repr(s.title) for s in sections if s.level != LEAD_LEVEL) or "none"
-            ledger.reject(
-                str(row["page_id"]),
-                "no_event_section",
-                f"{row['title']}: no event-evolution section among {titles}"[:2000],
-                row["source"],
-            )
-            continue
-        candidates.append((row, sections, kept))
+        if any(section.level != LEAD_LEVEL for section in kept):
+            return row, sections, kept
+        titles = ", ".join(repr(s.title) for s in sections if s.level != LEAD_LEVEL) or "none"
+        return Drop("no_event_section", f"{row['title']}: no event-evolution section among {titles}"[:2000])
+
+    candidates = apply_step(articles.to_pylist(), Step(by_sections, _page_id, _source), ledger)
     ledger.extra["after_section_filter"] = len(candidates)
 
     items = [
@@ -83,23 +80,22 @@ def filter_event_articles(
         for row, sections, _ in candidates
     ]
     categories = Counter[str]()
-    events = []
-    for candidate, result in zip(candidates, run(ARTICLE_CATEGORY, items), strict=True):
-        row = candidate[0]
-        if not _usable(result, ledger, row):
-            continue
+
+    def by_category(pair: tuple[Candidate, TaskResult[Any]]) -> tuple[Candidate, str] | Drop:
+        (row, _sections, _kept), result = pair
+        if not result.ok:
+            return result.failure()
         category = result.value
         assert isinstance(category, ArticleCategory)
         categories[category.category] += 1
         if category.category != KEPT_CATEGORY:
-            ledger.reject(
-                str(row["page_id"]),
-                f"category_{category.category.replace(' ', '_')}",
-                f"{row['title']}: classified as {category.category}",
-                row["source"],
-            )
-            continue
-        events.append((candidate, category.topic))
+            reason = f"category_{category.category.replace(' ', '_')}"
+            return Drop(reason, f"{row['title']}: classified as {category.category}")
+        return pair[0], category.topic
+
+    judged = zip(candidates, run(ARTICLE_CATEGORY, items), strict=True)
+    category_step = Step(by_category, _of_candidate(_page_id), _of_candidate(_source))
+    events = apply_step(judged, category_step, ledger, chained=True)
     ledger.extra["after_category_filter"] = len(events)
 
     items = [
@@ -109,35 +105,47 @@ def filter_event_articles(
         for (row, sections, _), _topic in events
     ]
     precisions = Counter[str]()
-    out_rows = []
-    for (candidate, topic), result in zip(events, run(OCCURRENCE_DATE, items), strict=True):
-        row, _sections, kept = candidate
-        if not _usable(result, ledger, row):
-            continue
+
+    def by_date(pair: tuple[tuple[Candidate, str], TaskResult[Any]]) -> dict[str, Any] | Drop:
+        ((row, _sections, kept), topic), result = pair
+        if not result.ok:
+            return result.failure()
         date = result.value
         assert isinstance(date, EventDate)
         precisions[date.precision] += 1
         reason = _date_reject(date, config.min_year)
         if reason:
-            ledger.reject(
-                str(row["page_id"]), reason, f"{row['title']}: occurrence date {date.date}", row["source"]
-            )
-            continue
-        out_rows.append(_event_row(row, kept, topic, date))
+            return Drop(reason, f"{row['title']}: occurrence date {date.date}")
+        return _event_row(row, kept, topic, date)
+
+    dated = zip(events, run(OCCURRENCE_DATE, items), strict=True)
+    date_step = Step(by_date, _of_event(_page_id), _of_event(_source))
+    out_rows = apply_step(dated, date_step, ledger, chained=True)
 
     out_rows.sort(key=lambda out: int(out["page_id"]))
-    ledger.items_out = len(out_rows)
     ledger.extra["article_categories"] = dict(sorted(categories.items()))
     ledger.extra["date_precisions"] = dict(sorted(precisions.items()))
     ledger.extra["event_topics"] = dict(sorted(Counter(out["topic"] for out in out_rows).items()))
     return table_from_rows(out_rows, WIKI_EVENT_SCHEMA), ledger
 
 
-def _usable(result: TaskResult[Any], ledger: StageLedger, row: dict[str, Any]) -> bool:
-    if result.ok:
-        return True
-    result.reject_into(ledger, row["source"])
-    return False
+Candidate = tuple[dict[str, Any], list[Section], list[Section]]  # article row, all sections, kept ones
+
+
+def _page_id(row: dict[str, Any]) -> str:
+    return str(row["page_id"])
+
+
+def _source(row: dict[str, Any]) -> str:
+    return str(row["source"])
+
+
+def _of_candidate(getter: Callable[[dict[str, Any]], str]) -> Callable[[tuple[Candidate, Any]], str]:
+    return lambda pair: getter(pair[0][0])
+
+
+def _of_event(getter: Callable[[dict[str, Any]], str]) -> Callable[[tuple[tuple[Candidate, str], Any]], str]:
+    return lambda pair: getter(pair[0][0][0])
 
 
 def _date_reject(date: EventDate, min_year: int) -> str:

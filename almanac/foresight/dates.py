@@ -54,7 +54,7 @@ def check_dates(
 ) -> tuple[pa.Table, StageLedger]:
     ledger = StageLedger(STAGE)
     rows = questions.to_pylist()
-    outcomes: list[DatesOutcome | None] = [
+    outcomes: list[DatesOutcome | Drop] = [
         resolve_dates(
             row["question_start_date_text"],
             row["resolution_date_text"],
@@ -65,12 +65,11 @@ def check_dates(
     ]
     if config.date_repair:
         outcomes = _repair(rows, outcomes, articles, month, config, llm, cache, ledger)
-    # A None outcome is a failed repair call: already a reject row, so only counted in here.
-    pending = [(row, outcome) for row, outcome in zip(rows, outcomes, strict=True) if outcome is not None]
-    ledger.items_in += len(rows) - len(pending)
 
-    def decide(pair: tuple[dict[str, Any], DatesOutcome]) -> dict[str, Any] | Drop:
+    def decide(pair: tuple[dict[str, Any], DatesOutcome | Drop]) -> dict[str, Any] | Drop:
         row, outcome = pair
+        if isinstance(outcome, Drop):  # a failed repair call
+            return outcome
         if outcome.reason is not None:
             return Drop(outcome.reason, outcome.detail)
         return {
@@ -83,7 +82,11 @@ def check_dates(
             "resolution_date_text_precision": outcome.resolution_precision,
         }
 
-    kept = apply_step(pending, Step(decide, of_first(question_id), of_first(article_source)), ledger)
+    kept = apply_step(
+        zip(rows, outcomes, strict=True),
+        Step(decide, of_first(question_id), of_first(article_source)),
+        ledger,
+    )
     ledger.extra["resolution_dates_clamped"] = sum(1 for row in kept if row["resolution_date_clamped"])
     ledger.extra["start_dates_clamped"] = sum(1 for row in kept if row["question_start_date_clamped"])
     ledger.extra["partial_deadlines_kept"] = sum(
@@ -94,16 +97,21 @@ def check_dates(
 
 def _repair(
     rows: list[dict[str, Any]],
-    outcomes: list[DatesOutcome | None],
+    outcomes: list[DatesOutcome | Drop],
     articles: dict[str, dict[str, Any]],
     month: str,
     config: DatesConfig,
     llm: LLMConfig,
     cache: LLMCache,
     ledger: StageLedger,
-) -> list[DatesOutcome | None]:
-    """Repair only questions that passed the plain checks (no call is spent on a rejected one)."""
-    todo = [index for index, outcome in enumerate(outcomes) if outcome is not None and outcome.reason is None]
+) -> list[DatesOutcome | Drop]:
+    """Repair only questions that passed the plain checks (no call is spent on a rejected one); a
+    failed repair call becomes the question's Drop."""
+    todo = [
+        index
+        for index, outcome in enumerate(outcomes)
+        if isinstance(outcome, DatesOutcome) and outcome.reason is None
+    ]
     items = [
         date_repair_item(
             rows[index]["question_id"],
@@ -115,17 +123,16 @@ def _repair(
         for index in todo
     ]
     results = run_task(llm.role(config.role), DATE_REPAIR, items, cache, ledger, llm.prompts_dir)
-    repaired: list[DatesOutcome | None] = list(outcomes)
+    repaired: list[DatesOutcome | Drop] = list(outcomes)
     first_day = month_start(month).date()
     for index, result in zip(todo, results, strict=True):
         if not result.ok:
-            result.reject_into(ledger, f"article:{rows[index]['article_id']}")
-            repaired[index] = None
+            repaired[index] = result.failure()
             continue
         value = result.value
         assert isinstance(value, DateRepair)
         outcome = outcomes[index]
-        assert outcome is not None
+        assert isinstance(outcome, DatesOutcome)
         repaired[index] = apply_date_repair(outcome, value.earliest_date, first_day)
     ledger.extra["date_repair_calls"] = len(items)
     return repaired

@@ -8,16 +8,28 @@ from typing import Any
 import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
-from almanac.core.step import Drop, Step, apply_step
+from almanac.core.step import Drop, Step, apply_producing_step
 from almanac.foresight.date_parsing import date_text_problem
 from almanac.foresight.llm_tasks.qgen import QGEN, qgen_item
 from almanac.foresight.llm_tasks.questions import GeneratedQuestion, UnusableCandidate
+from almanac.foresight.recipe import RECIPE
 from almanac.foresight.records import question_row, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 from almanac.llm.tasks import TaskResult, run_task
 
 STAGE = "foresight_qgen"
+
+
+def _produced_key() -> str:
+    """The metrics key the funnel reads as this step's count: the recipe's ``produces``."""
+    key = next(step.produces for step in RECIPE.steps if step.stage == STAGE)
+    if key is None:
+        raise ValueError(f"the OpenForesight recipe names no produced count for {STAGE}")
+    return key
+
+
+PRODUCES = _produced_key()
 
 
 @dataclass(frozen=True)
@@ -65,16 +77,9 @@ def generate_questions(
         return list(kept.values())
 
     step = Step(decide, lambda pair: str(pair[0]["id"]), lambda pair: f"article:{pair[0]['id']}")
-    per_article = apply_step(zip(rows, results, strict=True), step, ledger)
-    questions = [question for kept in per_article for question in kept]
+    questions = apply_producing_step(zip(rows, results, strict=True), step, ledger, PRODUCES)
     problems = [row["candidate_problem"] for row in questions if row["candidate_problem"]]
-    ledger.extra.update(
-        {
-            "candidates": len(questions),
-            "candidates_over_limit": over_limit,
-            "candidates_with_problem": len(problems),
-        }
-    )
+    ledger.extra.update({"candidates_over_limit": over_limit, "candidates_with_problem": len(problems)})
     return questions_table(questions), ledger
 
 

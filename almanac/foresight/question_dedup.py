@@ -8,8 +8,9 @@ import pyarrow as pa
 
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import StageLedger
-from almanac.dedup.near_duplicates import DedupConfig, find_near_duplicates
-from almanac.foresight.records import questions_table
+from almanac.core.step import apply_group_step
+from almanac.dedup.near_duplicates import DedupConfig, cluster_step, find_near_duplicates
+from almanac.foresight.records import article_source, question_id, questions_table
 
 STAGE = "foresight_question_dedup"
 
@@ -44,23 +45,14 @@ def deduplicate_questions(
     questions: pa.Table, config: QuestionDedupConfig, ray_config: RayConfig
 ) -> tuple[pa.Table, StageLedger]:
     """Keep the earliest question of each cluster (by article publication, then id), across months."""
-    ledger = StageLedger(STAGE, items_in=questions.num_rows)
+    ledger = StageLedger(STAGE)
     rows = questions.to_pylist()
     texts = [question_text(row["question_title"], row["answer"]) for row in rows]
     keys: list[tuple[object, ...]] = [(row["article_publish_date"], row["question_id"]) for row in rows]
     found = find_near_duplicates(texts, keys, config.dedup, ray_config)
-    dropped = set()
-    for duplicate in found.duplicates:
-        row = rows[duplicate.index]
-        dropped.add(duplicate.index)
-        ledger.reject(
-            row["question_id"],
-            "near_duplicate_question",
-            f"jaccard={duplicate.jaccard:.3f} with {rows[duplicate.neighbour]['question_id']}",
-            f"article:{row['article_id']}",
-            rows[duplicate.kept]["question_id"],
-        )
-    kept = [row for index, row in enumerate(rows) if index not in dropped]
-    ledger.items_out = len(kept)
+    ids = [question_id(row) for row in rows]
+    sources = [article_source(row) for row in rows]
+    clusters = cluster_step(found.duplicates, ids, sources, "near_duplicate_question")
+    kept = [rows[index] for index in apply_group_step(range(len(rows)), clusters, ledger)]
     ledger.extra.update({"candidate_pairs": found.candidate_pairs, "verified_pairs": found.verified_pairs})
     return questions_table(kept), ledger

@@ -1,7 +1,8 @@
 """The OpenForesight recipe: its stages in order, the one place that order is written.
 
-Read by the Table-1 funnel (almanac.foresight.funnel), the report's funnel (almanac.reports.openforesight)
-and tests/test_recipes.py (dvc.yaml's data deps chain these steps; README lists them in this order).
+Read by the Table-1 funnel (almanac.reports.foresight_funnel), the report's funnel
+(almanac.reports.openforesight) and tests/test_recipes.py (dvc.yaml's data deps chain these steps; README
+lists them in this order).
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ STEPS: Final = (
         stage="foresight_validate",
         label="Validation",
         does="the validator role accepts or rejects each candidate",
-        rejects="almanac.foresight.judge",
+        rejects="almanac.foresight.validate",
         unit="questions",
     ),
     Step(
         stage="foresight_select",
         label="Best question selection",
         does="one question per article: a lone valid one is kept, several go to the validator to choose",
-        rejects="almanac.foresight.judge",
+        rejects="almanac.foresight.select",
         unit="questions",
     ),
     Step(
@@ -82,5 +83,9 @@ STEPS: Final = (
 )
 
 RECIPE: Final = Recipe(
-    "openforesight", STEPS, reports=("foresight_funnel", "openforesight_report", "openforesight_report_all")
+    "openforesight",
+    STEPS,
+    reports=("foresight_funnel", "openforesight_report"),
+    # The check verifies the FutureSim retrieval contexts of the released questions against the chunks.
+    uses=("futuresim_corpus", "futuresim_retrieval"),
 )

@@ -34,6 +34,7 @@ from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.io import write_json, write_month_partitions, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import REJECT_SCHEMA, table_from_rows
+from almanac.core.step import Drop, Step, apply_step
 from almanac.foresight.answer_types import declared_answer_class, normalise_answer_type
 from almanac.foresight.date_parsing import DateInterval, parse_date_interval, parse_question_date
 from almanac.foresight.schema import QUESTION_SCHEMA, RELEASED_COLUMNS
@@ -228,33 +229,29 @@ def import_openforesight(path: Path, out_dir: Path, split: str = "test") -> Impo
     if split not in SPLITS:
         raise ValueError(f"--split must be one of {SPLITS}, got {split!r}")
     ledger = StageLedger(STAGE)
-    rows: list[dict[str, Any]] = []
     seen: dict[str, str] = {}
     per_article: Counter[str] = Counter()
-    for source, record in read_records(path):
-        ledger.items_in += 1
+
+    def decide(entry: tuple[str, dict[str, Any] | ImportReject]) -> dict[str, Any] | Drop:
+        source, record = entry
         try:
             if isinstance(record, ImportReject):
                 raise record
             row = question_from_record(record)
         except ImportReject as reject:
-            ledger.reject(content_id(source), reject.reason, reject.detail, source)
-            continue
+            return Drop(reject.reason, reject.detail)
+        # Streamed, so the first copy of a question is the one kept (a group rule read in file order).
         if row["question_id"] in seen:
-            ledger.reject(
-                row["question_id"],
-                "duplicate_question",
-                f"same article, title and answer as {seen[row['question_id']]}",
-                source,
-                related_id=row["question_id"],
-            )
-            continue
+            detail = f"same article, title and answer as {seen[row['question_id']]}"
+            return Drop("duplicate_question", detail, row["question_id"], item_id=row["question_id"])
         seen[row["question_id"]] = source
         row["candidate_index"] = per_article[row["article_id"]]
         per_article[row["article_id"]] += 1
         row["split"] = split
-        rows.append(row)
-    ledger.items_out = len(rows)
+        return row
+
+    step = Step(decide, lambda entry: content_id(entry[0]), lambda entry: entry[0])
+    rows = apply_step(read_records(path), step, ledger)
     ledger.check_balance()
 
     rows.sort(key=lambda r: (r["resolution_date"], r["question_id"]))

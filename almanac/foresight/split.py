@@ -13,12 +13,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from operator import itemgetter
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from almanac.core.months import month_of, month_start, parse_month
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step, filter_step
 from almanac.core.text import fold
 from almanac.foresight.schema import QUESTION_SCHEMA
 
@@ -101,63 +102,64 @@ def cross_question_leaks(questions: Sequence[Mapping[str, str]]) -> dict[str, li
     return leaks
 
 
-def guard_train_before_test(table: pa.Table, test_start: date | None, ledger: StageLedger) -> pa.Table:
+def guard_train_before_test(
+    table: pa.Table, test_start: date | None, ledger: StageLedger, *, chained: bool = False
+) -> pa.Table:
     """Drop train/validation rows resolving on or after ``test_start``, with a reject row each.
 
     Validated month lists make this impossible; the guard checks the data itself so that a bug in the
-    month logic (or a hand-edited file) cannot put test-period answers into training. It records rejects
-    only; the caller owns items_in / items_out.
+    month logic (or a hand-edited file) cannot put test-period answers into training. ``chained``: the
+    rows are the output of an earlier step of the same stage (see almanac.core.step).
     """
     if test_start is None or table.num_rows == 0:
         return table
-    keep: list[bool] = []
-    for question_id, split, resolved in zip(
-        table.column("question_id").to_pylist(),
-        table.column("split").to_pylist(),
-        table.column("resolution_date").to_pylist(),
-        strict=True,
-    ):
-        bad = split != "test" and resolved is not None and resolved >= test_start
-        if bad:
-            ledger.reject(
-                question_id,
+    ids = table.column("question_id").to_pylist()
+    splits = table.column("split").to_pylist()
+    resolution = table.column("resolution_date").to_pylist()
+
+    def check(index: int) -> Drop | None:
+        split, resolved = splits[index], resolution[index]
+        if split != "test" and resolved is not None and resolved >= test_start:
+            return Drop(
                 "train_resolves_after_test_start",
                 f"{split} question resolves {resolved.isoformat()}, on or after the test start "
                 f"{test_start.isoformat()}",
-                source=question_id,
             )
-        keep.append(not bad)
-    return table.filter(pa.array(keep, type=pa.bool_()))
+        return None
+
+    guard = filter_step(check, ids.__getitem__, ids.__getitem__)
+    kept = apply_step(range(table.num_rows), guard, ledger, chained=chained)
+    return table.take(pa.array(kept, type=pa.int64()))
 
 
 def assign_splits(questions: pa.Table, config: SplitConfig, ledger: StageLedger) -> pa.Table:
-    """Set ``split`` (and ``cross_question_leak``) on dated questions; every dropped row is a reject."""
+    """Set ``split`` (and ``cross_question_leak``) on dated questions; every dropped row is a reject.
+
+    Three steps on the stage's ledger, each taking the previous one's rows: the split by resolution
+    month (and test sources), the train-before-test guard, cross-question leakage.
+    """
     questions = questions.select(QUESTION_SCHEMA.names).cast(QUESTION_SCHEMA)
-    ledger.items_in += questions.num_rows
     split_of_month = {m: split for split, months in config.months_by_split().items() for m in months}
     test_sources = set(config.test_sources)
+    ids = questions.column("question_id").to_pylist()
+    resolution = questions.column("resolution_date").to_pylist()
+    sources = questions.column("news_source").to_pylist()
 
-    splits: list[str | None] = []
-    for question_id, resolved, source in zip(
-        questions.column("question_id").to_pylist(),
-        questions.column("resolution_date").to_pylist(),
-        questions.column("news_source").to_pylist(),
-        strict=True,
-    ):
-        split, reason, detail = _split_for(resolved, source, split_of_month, test_sources)
-        if reason:
-            ledger.reject(question_id, reason, detail, source=question_id)
-        splits.append(split)
-    assigned = pa.array(splits, type=pa.string())
-    table = questions.set_column(questions.schema.get_field_index("split"), "split", assigned)
-    table = table.filter(pc.is_valid(assigned))
-    table = guard_train_before_test(table, config.test_start(), ledger)
+    def assign(index: int) -> tuple[int, str] | Drop:
+        split, reason, detail = _split_for(resolution[index], sources[index], split_of_month, test_sources)
+        return Drop(reason, detail) if split is None else (index, split)
+
+    step = Step(assign, ids.__getitem__, ids.__getitem__)
+    assigned = apply_step(range(questions.num_rows), step, ledger)
+    table = questions.take(pa.array([index for index, _ in assigned], type=pa.int64()))
+    splits = pa.array([split for _, split in assigned], type=pa.string())
+    table = table.set_column(table.schema.get_field_index("split"), "split", splits)
+    table = guard_train_before_test(table, config.test_start(), ledger, chained=True)
     table = _apply_cross_question_leakage(table, config.cross_question_leakage, ledger)
 
     table = table.sort_by(
         [("split", "ascending"), ("resolution_date", "ascending"), ("question_id", "ascending")]
     )
-    ledger.items_out += table.num_rows
     for split in SPLITS:
         ledger.count("questions_by_split", split, 0)
     for split in table.column("split").to_pylist():
@@ -196,23 +198,23 @@ def _apply_cross_question_leakage(table: pa.Table, mode: str, ledger: StageLedge
     if mode == "drop":
         # Every question revealed by another one of its split goes, even if the revealing question is
         # itself dropped: removing questions only removes leaks, so what remains is leak-free.
-        for row in rows:
+        def check(row: dict[str, str]) -> Drop | None:
             revealing = leaks.get(row["question_id"])
-            if revealing:
-                shown = ", ".join(revealing[:_LEAK_DETAIL_IDS])
-                more = (
-                    f" and {len(revealing) - _LEAK_DETAIL_IDS} more"
-                    if len(revealing) > _LEAK_DETAIL_IDS
-                    else ""
-                )
-                ledger.reject(
-                    row["question_id"],
-                    "cross_question_leak",
-                    f"answer {row['answer']!r} appears in {len(revealing)} other {row['split']} "
-                    f"question(s): {shown}{more}",
-                    source=row["question_id"],
-                    related_id=revealing[0],
-                )
+            if not revealing:
+                return None
+            shown = ", ".join(revealing[:_LEAK_DETAIL_IDS])
+            more = (
+                f" and {len(revealing) - _LEAK_DETAIL_IDS} more" if len(revealing) > _LEAK_DETAIL_IDS else ""
+            )
+            return Drop(
+                "cross_question_leak",
+                f"answer {row['answer']!r} appears in {len(revealing)} other {row['split']} "
+                f"question(s): {shown}{more}",
+                related_id=revealing[0],
+            )
+
+        get_id = itemgetter("question_id")
+        apply_step(rows, filter_step(check, get_id, get_id), ledger, chained=True)
         table = table.filter(pa.array([not flag for flag in leaked], type=pa.bool_()))
         leaked = [False] * table.num_rows
     index = table.schema.get_field_index("cross_question_leak")

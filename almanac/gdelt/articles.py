@@ -30,9 +30,9 @@ from typing import Any, Final
 import pyarrow as pa
 
 from almanac.core.ids import content_id
-from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
+from almanac.core.step import Drop, Step, apply_step
 from almanac.gdelt.doc_quality import load_flagged_words, measure
 from almanac.gdelt.page_archive import ArchivedPage, PageArchive, PageProblem
 from almanac.gdelt.paragraphs import (
@@ -139,30 +139,28 @@ def link_articles(
     (by paragraph-level reason), both over every text found, kept or not.
     """
     distinct = sorted(set(urls))
-    ledger.items_in += len(distinct)
     found = corpus_articles(corpus, {match_key(url) for url in distinct})
-    rows: list[dict[str, Any]] = []
     with ExitStack() as stack:
         if config.fetch and fetcher is None:
             fetcher = stack.enter_context(Fetcher(config.news_config()))
         active = fetcher if config.fetch else None
-        for url in progress(distinct, desc=STAGE, unit="url"):
+
+        def link(url: str) -> dict[str, Any] | Drop:
             article = found.get(match_key(url)) or _other_sources(url, archive, active, ledger)
-            if article is None:
-                continue  # rejected by _other_sources
+            if isinstance(article, Drop):
+                return article
             ledger.count("linked_by", article["origin"])
-            row = _cleaned(url, article, config, flagged, ledger)
-            if row is not None:
-                rows.append(row)
-    ledger.items_out += len(rows)
+            return _cleaned(url, article, config, flagged, ledger)
+
+        rows = apply_step(distinct, Step(link, lambda url: content_id(url), str), ledger, desc=STAGE)
     return table_from_rows(rows, GDELT_ARTICLE_SCHEMA)
 
 
 def _other_sources(
     url: str, archive: PageArchive | None, fetcher: Fetcher | None, ledger: StageLedger
-) -> dict[str, Any] | None:
+) -> dict[str, Any] | Drop:
     """The text of a URL the corpus lacks: its archived page, else (fetch on) the live page; on
-    failure the URL is rejected here with the last source's reason and None returned."""
+    failure a Drop with the last source's reason."""
     page = archive.find(url) if archive is not None else None
     if isinstance(page, ArchivedPage):
         return {
@@ -186,14 +184,11 @@ def _other_sources(
                 "origin": "fetched",
             }
         detail = result.detail + (f" (archived copy: {problem.reason}: {problem.detail})" if problem else "")
-        ledger.reject(content_id(url), result.reason or "fetch_failed", detail, url)
-        return None
+        return Drop(result.reason or "fetch_failed", detail)
     if problem is not None:
-        ledger.reject(content_id(url), problem.reason, problem.detail, url)
-    else:
-        where = "the CC-News corpus" + (" nor the page archives" if archive is not None else "")
-        ledger.reject(content_id(url), NO_TEXT_FOUND, f"not in {where}; fetching is off", url)
-    return None
+        return Drop(problem.reason, problem.detail)
+    where = "the CC-News corpus" + (" nor the page archives" if archive is not None else "")
+    return Drop(NO_TEXT_FOUND, f"not in {where}; fetching is off")
 
 
 def _cleaned(
@@ -202,21 +197,19 @@ def _cleaned(
     config: GdeltArticlesConfig,
     flagged: frozenset[str],
     ledger: StageLedger,
-) -> dict[str, Any] | None:
-    """The output row of a found text after both cleaning passes, or None (rejected here)."""
+) -> dict[str, Any] | Drop:
+    """The output row of a found text after both cleaning passes, or why it is dropped."""
     cleaned = clean_paragraphs(article["text"], config.paragraph, flagged)
     ledger.extra["paragraphs_read"] = ledger.extra.get("paragraphs_read", 0) + cleaned.paragraphs
     for reason, dropped in cleaned.dropped_by_reason.items():
         ledger.count("paragraphs_dropped", reason, dropped)
     after = f"after dropping {cleaned.dropped} of {cleaned.paragraphs} paragraphs"
     if not cleaned.text:
-        ledger.reject(content_id(url), NO_PARAGRAPH_KEPT, after, url, article["article_id"])
-        return None
+        return Drop(NO_PARAGRAPH_KEPT, after, article["article_id"])
     quality = measure(cleaned.text, flagged)
     failure = first_failure(quality, config.document)
     if failure is not None:
-        ledger.reject(content_id(url), failure[0], f"{failure[1]} {after}", url, article["article_id"])
-        return None
+        return Drop(failure[0], f"{failure[1]} {after}", article["article_id"])
     return {
         "url": url,
         **article,

@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 from almanac.core.ids import canonical_url, content_id
 from almanac.core.rejects import TableLedger
 from almanac.core.schemas import TIMESTAMP
+from almanac.core.step import table_step
 from almanac.gdelt import clean_sql as sql
 from almanac.gdelt.countries import CAMEO_NOT_COUNTRIES, CAMEO_TO_ISO3
 
@@ -184,9 +185,7 @@ def clean_events(
     finally:
         con.close()
     items_in = sum(counts.values())
-    ledger.items_in += items_in
-    ledger.items_out += events.num_rows
-    ledger.reject_table(rejected)
+    table_step(ledger, events.num_rows, rejected)
     result = CleanResult(events, quads, _funnel(config, counts, items_in))
     below = counts.get("below_mention_threshold", 0)
     result.quad_counts = {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pyarrow as pa
 
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step, keep_whole
 from almanac.gdelt.columns import read_fast
 from almanac.gdelt.reader import DEFAULT_MAX_BYTES, FileRejected, read_file_bytes
 from almanac.gdelt.schema import (
@@ -102,7 +104,6 @@ def ingest_file(task: FileTask, fast: bool = True) -> FileResult:
         return _file_rejected(ledger, task, error.reason, error.detail)
     lines = data.splitlines()  # \n, \r\n and \r, as pyarrow.csv splits them
     nonblank = [number for number, line in enumerate(lines, start=1) if line]
-    ledger.items_in = len(nonblank)
     names, version = _layout(task.kind, lines[nonblank[0] - 1] if nonblank else b"")
     quick = read_fast(data, lines, names, schema, nonblank) if fast and nonblank else None
     parts = []
@@ -112,7 +113,7 @@ def ingest_file(task: FileTask, fast: bool = True) -> FileResult:
         row_lines = nonblank
     else:
         parts.append(_with_provenance(quick.table, quick.lines, task, version))
-        ledger.items_out += quick.table.num_rows
+        keep_whole(ledger, quick.table.num_rows)  # every line Arrow typed is kept
         if quick.invalid_utf8_rows:
             ledger.count("invalid_utf8_lines", task.kind, quick.invalid_utf8_rows)
         if version is not None:
@@ -168,40 +169,45 @@ def _read_rows(
     lines: list[bytes], numbers: list[int], task: FileTask, schema: pa.Schema, ledger: StageLedger
 ) -> pa.Table:
     """The row path for the given line numbers: typed rows, or rejects with the reason."""
-    rows: list[list[Any]] = []
-    kept: list[int] = []
-    for number in numbers:
+
+    def typed(number: int) -> tuple[int, list[Any]] | Drop:
         fields, invalid_utf8 = split_line(lines[number - 1])
-        source = f"{task.label}:{number}"
         try:
             values, version = parse_row(fields, task.kind)
         except (WrongShape, BadValue) as error:
             reason = error.reason if isinstance(error, WrongShape) else "bad_value"
-            _reject_line(ledger, source, reason, str(error), fields)
-            continue
+            line = "\t".join(fields)
+            excerpt = line if len(line) <= _EXCERPT_CHARS else line[:_EXCERPT_CHARS] + "..."
+            return Drop(reason, f"{error} | line: {excerpt!r}")
         if invalid_utf8:
             ledger.count("invalid_utf8_lines", task.kind)
         if version is not None:
             values.append(version)
             ledger.count("rows_by_version", version)
-        values.append(source)
-        rows.append(values)
-        kept.append(number)
-        ledger.items_out += 1
-    return rows_to_table(rows, schema).append_column(_LINE, pa.array(kept, pa.int64()))
+        values.append(_line_source(task, number))
+        return number, values
+
+    step = Step(
+        typed, lambda number: content_id(STAGE, _line_source(task, number)), partial(_line_source, task)
+    )
+    kept = apply_step(numbers, step, ledger)
+    rows = [values for _, values in kept]
+    return rows_to_table(rows, schema).append_column(_LINE, pa.array([n for n, _ in kept], pa.int64()))
 
 
-def _reject_line(ledger: StageLedger, source: str, reason: str, detail: str, fields: list[str]) -> None:
-    line = "\t".join(fields)
-    excerpt = line if len(line) <= _EXCERPT_CHARS else line[:_EXCERPT_CHARS] + "..."
-    ledger.reject(content_id(STAGE, source), reason, f"{detail} | line: {excerpt!r}", source)
+def _line_source(task: FileTask, number: int) -> str:
+    return f"{task.label}:{number}"
 
 
 def _file_rejected(ledger: StageLedger, task: FileTask, reason: str, detail: str) -> FileResult:
-    ledger.items_in += 1  # the file is the item: how many rows it held is unknowable
+    # The file is the item: how many rows it held is unknowable.
     ledger.count("files_rejected", reason)
-    ledger.reject(content_id(STAGE, task.label), reason, detail, task.label)
+    apply_step([task.label], Step(lambda _label: Drop(reason, detail), _file_id, str), ledger)
     return FileResult(EXPORT_SCHEMA.empty_table(), MENTIONS_SCHEMA.empty_table(), ledger)
+
+
+def _file_id(label: str) -> str:
+    return content_id(STAGE, label)
 
 
 def combine(results: Sequence[FileResult], **extra: Any) -> FileResult:

@@ -8,6 +8,7 @@ Stages use :func:`run_task` (prompt + parse + repair) or, for custom prompts, :f
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import arun_requests, run_requests
 from almanac.llm.config import LLMConfig, LLMConfigError, RoleConfig, parse_llm_config
+from almanac.llm.embeddings import run_embeddings
 from almanac.llm.parsing import ParseError
 from almanac.llm.prompts import PromptTemplate, load_prompt
 from almanac.llm.registry import Task, TaskItem, lookup, register
@@ -35,6 +36,7 @@ __all__ = [
     "lookup",
     "parse_llm_config",
     "register",
+    "run_embeddings",
     "run_requests",
     "run_task",
 ]

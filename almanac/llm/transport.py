@@ -121,7 +121,7 @@ async def call_chat(
         except openai.APIStatusError as error:
             status = error.status_code
             detail = redact(f"HTTP {status}: {error.message}", secrets)
-            _raise_if_fatal(role, error, detail)
+            raise_if_fatal(role, error, detail)
             if status not in _RETRY_STATUS and status < 500:
                 return CallOutcome("", 0, 0, attempt + 1, f"llm_http_{status}", detail, CONTENT)
             cause = "HTTP 429 rate limited" if status == 429 else f"HTTP {status} server error"
@@ -153,7 +153,7 @@ async def call_chat(
     return CallOutcome("", 0, 0, role.max_retries + 1, "llm_retries_exhausted", detail, TRANSPORT, cause)
 
 
-def _raise_if_fatal(role: RoleConfig, error: openai.APIStatusError, detail: str) -> None:
+def raise_if_fatal(role: RoleConfig, error: openai.APIStatusError, detail: str) -> None:
     """A refused key, an unknown model or a spent quota fails every call alike: stop at the first one."""
     status = error.status_code
     quota = status == 429 and (error.code == "insufficient_quota" or "insufficient_quota" in error.message)

@@ -172,4 +172,4 @@ STEPS: Final = (
 )
 
 # The stage table (not to be confused with RECIPES, the rule variants above).
-RECIPE: Final = Recipe("mirai", STEPS, reports=("gdelt_stats", "mirai_report", "mirai_report_all"))
+RECIPE: Final = Recipe("mirai", STEPS, reports=("gdelt_stats", "mirai_report"))

@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 from almanac.core.months import MONTH_NAMES, parse_month
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
+from almanac.core.step import Drop, apply_filter, apply_step, filter_step, fold_into
 from almanac.mirai.admission import Group as Group
 from almanac.mirai.admission import admit
 from almanac.mirai.balance import Profile, balance_summary, balanced_sample, distribution
@@ -160,22 +161,36 @@ def read_texts(path: str | Path) -> frozenset[str]:
 def group_quads(
     rows: Sequence[Mapping[str, Any]], ledger: StageLedger, source: str, texts: Set[str] = frozenset()
 ) -> list[Group]:
-    """Fold valid quads into groups (sorted by query_id); malformed or repeated quads become rejects."""
-    groups: dict[tuple[date, str, str], Group] = {}
+    """Fold valid quads into groups (sorted by query_id); malformed or repeated quads become rejects.
+
+    Counting: every quad is checked as a step; the valid ones are then folded into their groups, which
+    replace them as the items handed on (:func:`almanac.core.step.fold_into`).
+    """
     seen: set[str] = set()
-    for row in sorted(rows, key=lambda r: str(r["quad_id"])):
+
+    def check(row: Mapping[str, Any]) -> Drop | None:
         quad_id = str(row["quad_id"])
         problem = "repeated quad_id" if quad_id in seen else quad_problem(row)
         seen.add(quad_id)
-        if problem:
-            ledger.items_in += 1
-            ledger.reject(quad_id, INVALID_QUAD, problem, f"{source}:{quad_id}")
-            continue
+        return Drop(INVALID_QUAD, problem) if problem else None
+
+    def quad_source(row: Mapping[str, Any]) -> str:
+        return f"{source}:{row['quad_id']}"
+
+    ordered = sorted(rows, key=lambda r: str(r["quad_id"]))
+    valid = apply_filter(ordered, check, ledger, lambda row: str(row["quad_id"]), quad_source)
+    groups: dict[tuple[date, str, str], Group] = {}
+    for row in valid:
         key = (row["date"], row["subject"], row["object"])
         group = groups.setdefault(key, Group(*key))
         urls = [str(url) for url in row["urls"] or () if url]
         group.add(str(row["relation"]), int(row["num_daily_mentions"]), urls, texts)
+    fold_into(ledger, len(valid), len(groups))
     return sorted(groups.values(), key=lambda g: g.query_id)
+
+
+def _query_id(group: Group) -> str:
+    return group.query_id
 
 
 def region_of(country: str, regions: Mapping[str, str]) -> str:
@@ -254,19 +269,32 @@ def build_month(
     ledger = StageLedger(STAGE)
     groups = group_quads(rows, ledger, source, texts)
     invalid = len(ledger.rejects)  # so far the ledger holds the malformed quads only
-    ledger.items_in += len(groups)
     admission = admit(groups, recipe, config.min_daily_mentions, config.min_articles, texts)
-    for group, reason, detail in admission.rejected:
-        ledger.reject(group.query_id, reason, f"{group.label} {detail}", f"{source}:{group.label}")
-    candidates = admission.admitted
+    refused = {
+        group.query_id: Drop(reason, f"{group.label} {detail}")
+        for group, reason, detail in admission.rejected
+    }
+
+    def group_source(group: Group) -> str:
+        return f"{source}:{group.label}"
+
+    def admitted(group: Group) -> Drop | None:
+        return refused.get(group.query_id)
+
+    admission_step = filter_step(admitted, _query_id, group_source)
+    candidates = apply_step(groups, admission_step, ledger, chained=True)
+    assert candidates == admission.admitted, "admission keeps the groups in their order"
     profiles = [profile(group, regions) for group in candidates]
     weights = config.weights()
     picks = balanced_sample(profiles, config.queries_per_month, weights, config.seed)
     chosen = set(picks)
+
+    def sampled(group: Group) -> Drop | None:
+        return None if group.query_id in chosen_ids else Drop(NOT_SAMPLED, group.label)
+
+    chosen_ids = {candidates[index].query_id for index in chosen}
+    apply_step(candidates, filter_step(sampled, _query_id, group_source), ledger, chained=True)
     unsampled = [group for index, group in enumerate(candidates) if index not in chosen]
-    for group in unsampled:
-        ledger.reject(group.query_id, NOT_SAMPLED, group.label, f"{source}:{group.label}")
-    ledger.items_out = len(picks)
     query_rows = sorted(
         (query_row(candidates[i], month, regions, config.horizons_days, recipe) for i in picks),
         key=lambda row: row["query_id"],

@@ -53,7 +53,7 @@ from almanac.mirai.predictions import (
     load_predictions,
     read_answer,
 )
-from almanac.stats.markdown import markdown_table
+from almanac.reports.markdown import markdown_table
 
 KL_EPSILON = 1e-10
 SET_METRICS = ("precision", "recall", "f1")

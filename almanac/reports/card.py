@@ -14,11 +14,11 @@ import yaml
 
 from almanac.llm.prompts import load_prompt
 from almanac.reports.card_text import CARD_TEXTS, CardText
+from almanac.reports.markdown import markdown_table
 from almanac.reports.model import Report
 from almanac.reports.styles import DatasetStyle, TableKey
 from almanac.reports.visibility import ROLES, fields_with_role
 from almanac.reports.write import tables_markdown
-from almanac.stats.markdown import markdown_table
 
 _SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
 

@@ -44,7 +44,12 @@ CARD_TEXTS: dict[str, CardText] = {
         "(generator role) writes candidate questions per article; a different model (validator role) "
         "checks each one and keeps the best per article; an editor role rewrites questions whose text "
         "gives the answer away, after which an exact and fuzzy answer-string re-scan rejects what still "
-        "leaks. Answer types are then filtered with spaCy and the questions are split by resolution month.",
+        "leaks. Answer types are then filtered with spaCy and the questions are split by resolution month. "
+        "For retrieval, the corpus is also exported FutureSim-style: day folders of JSONL keyed by each "
+        "article's last possible publish day, 512-token chunks and a BM25 index (tantivy) whose every "
+        "query is capped by date; each released question gets its top-k chunks from articles available "
+        "up to one month before its resolution date (`data/foresight/retrieval/`, each row naming the "
+        "retrieval backend that made it).",
         uses="Training and evaluating forecasting systems on free-form questions about events after a "
         "model's knowledge cutoff; studying calibration on short-answer questions.",
         out_of_scope="Questions are machine-written from one article each; they are not verified by people "
@@ -55,7 +60,7 @@ CARD_TEXTS: dict[str, CardText] = {
         source_datasets=("CommonCrawl News (CC-News)",),
         roles=("generator", "validator", "editor"),
         prompts=("qgen", "validate", "select_best", "leakage", "date_repair", "repair"),
-        params_sections=("months", "ccnews_ingest.filters", "dedup", "foresight"),
+        params_sections=("months", "ccnews_ingest.filters", "dedup", "foresight", "futuresim"),
         stages=(
             *_NEWS_STAGES,
             "foresight_qgen",
@@ -91,6 +96,8 @@ CARD_TEXTS: dict[str, CardText] = {
             "is dated by its crawl, as an upper bound; a year is never read as 1 January.",
             "The answer does not appear in the prompt fields (exactly, case- and diacritics-folded, as a "
             "whole-token fuzzy variant, or for a person by surname).",
+            "A question's retrieval context holds only chunks of articles available on or before its "
+            "cut-off, `futuresim.retrieval.cutoff_months` before the first day of its resolution date.",
         ),
     ),
     "openforecast": CardText(

@@ -22,9 +22,9 @@ import pyarrow as pa
 from tqdm import tqdm
 
 from almanac.core.metrics import is_timing_key
+from almanac.reports.markdown import markdown_table
 from almanac.reports.revisions import RevisionReader, ValueChange, params_and_metrics
 from almanac.reports.styles import STYLES, DatasetStyle, TableKey, get_style
-from almanac.stats.markdown import markdown_table
 
 # A short human-readable field shown next to each example id, first one present wins.
 LABEL_COLUMNS = ("question_title", "question", "query", "ce_title", "target")

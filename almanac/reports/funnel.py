@@ -1,8 +1,14 @@
-"""Funnel steps of any style, summed with DuckDB from the stages' metrics JSON files.
+"""The funnel of every style, summed with DuckDB from the stages' metrics JSON files: one implementation.
 
-Every stage metrics file carries items_in, items_out, rejected and rejected_by_reason. Unlike the
-OpenForesight Table-1 funnel (almanac.foresight.funnel) the steps here need not chain: the units change
-along the OpenForecast and MIRAI branches (articles, events, quads, queries), so each step says its unit.
+Every stage metrics file carries items_in, items_out, rejected and rejected_by_reason, read through the
+``stage_metrics`` view (almanac.reports.views). Two readings of the same rows:
+
+- ``funnel_steps``: each step on its own, with its unit and LLM counters, for the per-style reports (and so
+  the card). The steps need not chain: the units change along the OpenForecast and MIRAI branches
+  (articles, events, quads, queries).
+- ``chained_funnel``: OpenForesight's Table-1 (almanac.reports.foresight_funnel), where every step must read
+  what the previous one handed on, and a producing step (qgen: questions from articles) sets the base of
+  the share still remaining.
 """
 
 from __future__ import annotations
@@ -15,9 +21,9 @@ from typing import Any
 import duckdb
 
 from almanac.core.io import read_json
-from almanac.core.layout import METRICS
+from almanac.core.layout import METRICS, metrics_path
 from almanac.reports.model import Series, Table
-from almanac.stats.stage_metrics import sum_stage_metrics
+from almanac.reports.views import sum_stage_metrics
 
 # The tracked counters of almanac.llm.accounting (``llm`` in a stage's metrics, ``<role>.<counter>``) a report
 # sums over its steps and roles: the requests the data needed, those refused (no usable answer), and the
@@ -30,30 +36,114 @@ LLM_COUNTERS = ("requests", "refused", "prompt_tokens", "completion_tokens", "co
 class FunnelStep:
     stage: str
     label: str
-    unit: str  # what items_in/items_out count: "articles", "questions", "events", ...
+    unit: str = ""  # what items_in/items_out count: "articles", "questions", "events", ...
     per_month: bool = True  # reports/metrics/<stage>/<month>.json, else reports/metrics/<stage>.json
+    # For a step that creates new items from its inputs (qgen: questions from articles): the metrics key
+    # counting what it created. Its inputs are then the sources, labelled ``source_label``.
+    produces: str | None = None
+    source_label: str | None = None
+
+
+def step_files(step: FunnelStep, months: Sequence[str], metrics_dir: Path = METRICS) -> list[Path]:
+    """The metrics files of ``step`` over ``months`` (one per month, or its single file), all present."""
+    layout = (
+        [metrics_path(step.stage, month) for month in months]
+        if step.per_month
+        else [metrics_path(step.stage)]
+    )
+    files = [metrics_dir / path.relative_to(METRICS) for path in layout]  # the layout, re-rooted
+    missing = [str(path) for path in files if not path.is_file()]
+    if missing:
+        raise FileNotFoundError(f"funnel: stage {step.stage} has no metrics file(s) {missing}")
+    return files
+
+
+def step_counts(con: duckdb.DuckDBPyConnection, step: FunnelStep, files: Sequence[Path]) -> dict[str, Any]:
+    """In, out, rejected, rejects by reason (largest first) and what a producing step created, checked.
+
+    Raises when the counts do not add up, since a funnel with a hole in it would be published as if nothing
+    was lost.
+    """
+    try:
+        totals = sum_stage_metrics(con, step.stage, files, step.produces)
+    except ValueError as error:
+        raise ValueError(f"funnel: {error}") from error
+    if totals.items_in != totals.items_out + totals.rejected:
+        raise ValueError(
+            f"funnel: stage {step.stage}: items_in={totals.items_in} != items_out={totals.items_out}"
+            f" + rejected={totals.rejected}"
+        )
+    if sum(totals.by_reason.values()) != totals.rejected:
+        raise ValueError(
+            f"funnel: stage {step.stage}: rejected={totals.rejected} but rejected_by_reason sums to "
+            f"{sum(totals.by_reason.values())}"
+        )
+    if step.produces is not None and totals.extra is None:
+        raise ValueError(f"funnel: stage {step.stage}: metrics lack {step.produces!r}")
+    return {
+        "stage": step.stage,
+        "label": step.label,
+        "items_in": totals.items_in,
+        "items_out": totals.items_out,
+        "rejected": totals.rejected,
+        "rejected_by_reason": totals.by_reason,
+        "produced": totals.extra if step.produces is not None else None,
+    }
 
 
 def funnel_steps(
     steps: Sequence[FunnelStep], months: Sequence[str], metrics_dir: Path = METRICS
 ) -> list[dict[str, Any]]:
-    """One row per step: in, out, rejected and rejects by reason, summed over ``months`` for per-month steps.
-
-    Raises when a metrics file is missing or its counts do not add up, since a funnel with a hole in it
-    would be published as if nothing was lost.
-    """
+    """One row per step: in, out, rejected and rejects by reason, summed over ``months`` for per-month steps,
+    with the step's unit, scope and LLM counters."""
     con = duckdb.connect()
     rows = []
     for step in steps:
-        files = (
-            [metrics_dir / step.stage / f"{month}.json" for month in months]
-            if step.per_month
-            else [metrics_dir / f"{step.stage}.json"]
+        files = step_files(step, months, metrics_dir)
+        counts = step_counts(con, step, files)
+        rows.append(
+            {
+                **{key: counts[key] for key in ("stage", "label")},
+                "unit": step.unit,
+                "scope": ", ".join(months) if step.per_month else "all months",
+                **{key: counts[key] for key in ("items_in", "items_out", "rejected", "rejected_by_reason")},
+                "llm": _llm_counters(files),
+            }
         )
-        missing = [str(path) for path in files if not path.is_file()]
-        if missing:
-            raise FileNotFoundError(f"funnel: stage {step.stage} has no metrics file(s) {missing}")
-        rows.append({**_totals(con, step, files, months), "llm": _llm_counters(files)})
+    return rows
+
+
+def chained_funnel(
+    steps: Sequence[FunnelStep], months: Sequence[str], metrics_dir: Path = METRICS
+) -> list[dict[str, Any]]:
+    """One row per step whose counts must chain: each step read what the previous one handed on.
+
+    ``count`` is what the step hands on (its items_out, or for a producing step the number it created) and
+    ``share`` is count over the first producing step's count (else the first items_in). Rejects are listed
+    by reason name, as Table-1 lists them.
+    """
+    con = duckdb.connect()
+    rows: list[dict[str, Any]] = []
+    for step in steps:
+        counts = step_counts(con, step, step_files(step, months, metrics_dir))
+        if rows and counts["items_in"] != rows[-1]["count"]:
+            raise ValueError(
+                f"funnel: stage {step.stage} read {counts['items_in']} items but the previous stage "
+                f"{rows[-1]['stage']} handed on {rows[-1]['count']}; the counts do not chain"
+            )
+        produced = counts["produced"]
+        rows.append(
+            {
+                **counts,
+                "source_label": step.source_label,
+                "rejected_by_reason": dict(sorted(counts["rejected_by_reason"].items())),
+                "count": produced if produced is not None else counts["items_out"],
+            }
+        )
+    producing = [row for row in rows if row["produced"] is not None]
+    base = producing[0]["count"] if producing else (rows[0]["items_in"] if rows else 0)
+    for row in rows:
+        row["share"] = row["count"] / base if base else 0.0
     return rows
 
 
@@ -76,29 +166,6 @@ def llm_usage(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
             totals[counter] += amount
     totals["cost_usd"] = round(float(totals["cost_usd"]), 6)  # no float noise from the sum in the JSON
     return totals
-
-
-def _totals(
-    con: duckdb.DuckDBPyConnection, step: FunnelStep, files: list[Path], months: Sequence[str]
-) -> dict[str, Any]:
-    totals = sum_stage_metrics(con, step.stage, files)
-    by_reason = totals.by_reason
-    items_in, items_out, rejected = totals.items_in, totals.items_out, totals.rejected
-    if items_in != items_out + rejected or sum(by_reason.values()) != rejected:
-        raise ValueError(
-            f"funnel: stage {step.stage}: in={items_in} out={items_out} rejected={rejected} "
-            f"by reason={sum(by_reason.values())} do not add up"
-        )
-    return {
-        "stage": step.stage,
-        "label": step.label,
-        "unit": step.unit,
-        "scope": ", ".join(months) if step.per_month else "all months",
-        "items_in": items_in,
-        "items_out": items_out,
-        "rejected": rejected,
-        "rejected_by_reason": by_reason,
-    }
 
 
 def funnel_table(rows: Sequence[dict[str, Any]]) -> Table:

@@ -20,6 +20,7 @@ from almanac.core.months import parse_month
 from almanac.mirai.cameo import QUAD_MAPPINGS, QUAD_NAMES, ROOT_CODES, ROOT_NAMES
 from almanac.mirai.relation_split import QUERY_SCHEMA
 from almanac.reports.styles import TableKey
+from almanac.reports.views import table_view
 
 QUERY_COLUMNS = (
     "query_id",
@@ -49,7 +50,7 @@ def connect(tables: Mapping[TableKey, pa.Table]) -> duckdb.DuckDBPyConnection:
         parts = [empty.append_column("split", pa.array([], pa.string()))]
     queries = pa.concat_tables(parts, promote_options="default")
     con = duckdb.connect()
-    con.register("queries", queries)
+    table_view(con, "queries", queries)
     con.execute(
         "CREATE VIEW answer_codes AS SELECT query_id, code, left(code, 2) AS root "
         "FROM (SELECT query_id, unnest(answers) AS code FROM queries)"
@@ -62,7 +63,8 @@ def connect(tables: Mapping[TableKey, pa.Table]) -> duckdb.DuckDBPyConnection:
         )
         for url in urls or ()
     ]
-    con.register(
+    table_view(
+        con,
         "query_urls",
         pa.table(
             {
@@ -76,7 +78,8 @@ def connect(tables: Mapping[TableKey, pa.Table]) -> duckdb.DuckDBPyConnection:
         for mapping, table in QUAD_MAPPINGS.items()
         for root, quad in table.items()
     ]
-    con.register(
+    table_view(
+        con,
         "root_classes",
         pa.table(
             {

@@ -16,6 +16,7 @@ from almanac.core.layout import METRICS
 from almanac.events.llm_tasks.replies import EVENT_TOPICS
 from almanac.events.recipe import RECIPE
 from almanac.reports.authorship import authorship_statement, role_authors
+from almanac.reports.event_stats import ORIGINS
 from almanac.reports.funnel import (
     FunnelStep,
     funnel_metrics,
@@ -51,7 +52,6 @@ from almanac.reports.openforecast_tables import check_table, distribution_table,
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
 from almanac.reports.summary import style_summary
-from almanac.stats.events import ORIGINS
 
 EVENT_ROLES = ("classifier", "annotator")  # the LLM roles of the OpenForecast branch (its card's roles)
 TIMELINE_WRITER = "annotator"  # extracts timelines and arguments and writes negative options

@@ -16,8 +16,9 @@ import pyarrow as pa
 
 from almanac.events.samples import SPLITS
 from almanac.reports.distributions import SUMMARY_SQL, summary_row
+from almanac.reports.event_stats import TABLE4_TASKS
 from almanac.reports.styles import TableKey
-from almanac.stats.events import TABLE4_TASKS
+from almanac.reports.views import table_view
 
 TASK_ORDER = TABLE4_TASKS  # the OpenForecast paper's task order, as in the event_stats tables
 
@@ -70,7 +71,7 @@ def load_samples(tables: Mapping[TableKey, pa.Table]) -> duckdb.DuckDBPyConnecti
         if task not in TEXTS:
             raise ValueError(f"openforecast report: unknown task file {split}/{task}.parquet")
         name = f"released_{index}"
-        con.register(name, table)
+        table_view(con, name, table)
         optional = [
             column if column in table.column_names else "NULL"
             for column in ("targets_trimmed", "negatives_discarded")

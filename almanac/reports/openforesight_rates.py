@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from almanac.core.io import read_json
-from almanac.core.layout import METRICS, metrics_path
-from almanac.foresight.funnel import OPENFORESIGHT_FUNNEL, funnel_rows
+from almanac.core.layout import metrics_path
+from almanac.reports.foresight_funnel import OPENFORESIGHT_FUNNEL
+from almanac.reports.funnel import chained_funnel
 
 LEAK_REASON_PREFIX = "answer_leak_"  # foresight_leakage rejects found by the string re-scan
 CORPUS_DUPLICATE_REASONS = ("duplicate_id", "near_duplicate")  # dedup rejects that are duplicates
@@ -78,7 +79,7 @@ def yield_metrics(months: Sequence[str]) -> dict[str, Any]:
     Uses the OpenForesight funnel of the per-month stages, which also checks that their counts chain
     (each stage read what the previous one handed on) within these months.
     """
-    rows = funnel_rows(METRICS, list(months), [stage for stage in OPENFORESIGHT_FUNNEL if stage.per_month])
+    rows = chained_funnel([step for step in OPENFORESIGHT_FUNNEL if step.per_month], months)
     generated = int(rows[0]["count"])
     after_dates = int(rows[-1]["count"])
     return {

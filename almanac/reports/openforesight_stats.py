@@ -16,6 +16,7 @@ import pyarrow as pa
 from almanac.foresight.schema import QUESTION_SCHEMA
 from almanac.reports import distributions
 from almanac.reports.styles import TableKey
+from almanac.reports.views import table_view
 
 # The released columns the statistics read; a version of the data lacking one reads it as NULL.
 STATS_COLUMNS = (
@@ -60,7 +61,7 @@ def _stats_columns(table: pa.Table, split: str) -> pa.Table:
 
 def connect(questions: pa.Table) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
-    con.register("questions", questions)
+    table_view(con, "questions", questions)
     return con
 
 

@@ -11,8 +11,8 @@ import yaml
 
 from almanac.core.layout import report_dir
 from almanac.reports.card_text import CARD_TEXTS
+from almanac.reports.markdown import markdown_table
 from almanac.reports.styles import STYLES, read_split_tables
-from almanac.stats.markdown import markdown_table
 
 
 @dataclass(frozen=True)

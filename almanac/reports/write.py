@@ -10,8 +10,8 @@ from pathlib import Path
 from almanac.core.io import write_text
 from almanac.core.metrics import write_metrics
 from almanac.reports.figures import render_figure, render_panel
+from almanac.reports.markdown import markdown_table
 from almanac.reports.model import Report, Series, Table
-from almanac.stats.markdown import markdown_table
 
 
 def write_report(report: Report, folder: str | Path, figures: bool = True) -> list[Path]:

@@ -16,7 +16,7 @@ from almanac.ccnews.records import Unreadable
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
-from almanac.wcep.days import DayPagesResult, event_row, parse_day_directory, parse_day_pages
+from almanac.wcep.days import DayPagesResult, PageReject, event_row, parse_day_directory, parse_day_pages
 from almanac.wcep.mds import MdsEvent, read_wcep_mds
 from almanac.wiki.dump import Skipped, WikiPage, read_dump
 from almanac.wiki.ingest import find_dumps
@@ -65,10 +65,23 @@ def _portal_pages(dump: Path, ledger: StageLedger) -> Iterator[tuple[str, str] |
 
 
 def _add_pages(result: DayPagesResult, rows: list[dict[str, Any]], ledger: StageLedger) -> None:
+    """The day-page parser has already judged each page (and each bullet without a summary): its
+    verdicts go through the step layer, a parsed page kept, a page or bullet it could not read rejected."""
     # Portal pages that are not day pages (sidebars, month indexes) are counted, not items.
     ledger.count("portal_pages", "not_a_day_page", result.not_day_pages)
-    ledger.items_in += result.pages_parsed + len(result.page_rejects) + len(result.bullet_rejects)
-    ledger.items_out += result.pages_parsed
-    for reject in [*result.page_rejects, *result.bullet_rejects]:
-        ledger.reject(content_id(reject.source, reject.detail), reject.reason, reject.detail, reject.source)
+    verdicts: list[PageReject | None] = [None] * result.pages_parsed
+    verdicts += [*result.page_rejects, *result.bullet_rejects]
+    apply_step(verdicts, Step(_parsed, _verdict_id, _verdict_source), ledger)
     rows.extend(event_row(sourced.event, "portal", sourced.source) for sourced in result.events)
+
+
+def _parsed(verdict: PageReject | None) -> bool | Drop:
+    return True if verdict is None else Drop(verdict.reason, verdict.detail)
+
+
+def _verdict_id(verdict: PageReject | None) -> str:
+    return "" if verdict is None else content_id(verdict.source, verdict.detail)
+
+
+def _verdict_source(verdict: PageReject | None) -> str:
+    return "" if verdict is None else verdict.source

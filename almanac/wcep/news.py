@@ -19,6 +19,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any, NamedTuple
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -29,9 +30,9 @@ from requests.exceptions import ChunkedEncodingError
 from almanac.ccnews.extract import decode_html, detect_language, extract_article
 from almanac.core.download import DownloadConfig, Sleep, backoff_delay, parse_retry_after
 from almanac.core.ids import canonical_url, content_id
-from almanac.core.progress import progress
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
+from almanac.core.step import Drop, Step, apply_step, fan_out
 
 WCEP_NEWS_SCHEMA = pa.schema(
     [
@@ -330,46 +331,47 @@ def resolve_event_sources(
 ) -> pa.Table:
     """One WCEP_NEWS_SCHEMA row per (event, source URL) resolved to article text.
 
-    Unit of account: an item is one distinct (event, canonical source URL) pair, plus one item for each
-    event that has no source URL at all (rejected as ``no_source_link``); so ``ledger.items_in`` is
-    pairs + link-less events. Unresolved pairs are rejected as ``not_in_corpus`` (fetching disabled) or
-    with the fetcher's reason. Rows come ordered by event id, then the event's link order; a URL shared
-    by several events is fetched once. With ``config.fetch`` on and no ``fetcher``, one is made and closed.
+    Unit of account (almanac.core.step.fan_out): an item is one distinct (event, canonical source URL)
+    pair, or a link-less event (rejected as ``no_source_link``). Unresolved pairs are rejected as
+    ``not_in_corpus`` (fetching disabled) or with the fetcher's reason. Rows come ordered by event id,
+    then link order; a URL shared by several events is fetched once. With ``config.fetch`` on and no
+    ``fetcher``, one is made and closed.
     """
     _require(events, _EVENT_COLUMNS, "events")
     _require(corpus, _CORPUS_COLUMNS, "corpus")
-    pairs: list[tuple[str, str]] = []
-    for event in events.select(list(_EVENT_COLUMNS)).sort_by("id").to_pylist():
-        urls = list(dict.fromkeys(canonical_url(url) for url in event["source_urls"] or []))
-        ledger.items_in += len(urls) or 1
-        if not urls:
-            detail = f"{event['source']}: {event['summary'][:160]}"
-            ledger.reject(event["id"], "no_source_link", detail, event["id"])
-        pairs.extend((event["id"], url) for url in urls)
+    listed = events.select(list(_EVENT_COLUMNS)).sort_by("id").to_pylist()
+    pairs = fan_out(listed, _links, ledger, itemgetter("id"), itemgetter("id"))
     articles = corpus_articles(corpus, {match_key(url) for _, url in pairs})
-
     fetched: dict[str, dict[str, Any] | FetchResult] = {}
-    rows: list[dict[str, Any]] = []
     with ExitStack() as stack:
         if config.fetch and fetcher is None:
             fetcher = stack.enter_context(Fetcher(config))
         active = fetcher if config.fetch else None
-        for event_id, url in progress(pairs, desc="wcep_news", unit="link"):
+
+        def resolve(pair: tuple[str, str]) -> dict[str, Any] | Drop:
+            event_id, url = pair
             found: dict[str, Any] | FetchResult | None = articles.get(match_key(url))
             if found is None and active is not None:
                 if url not in fetched:
                     fetched[url] = _fetched_article(url, active.fetch(url), ledger)
                 found = fetched[url]
             if found is None:
-                ledger.reject(content_id(event_id, url), "not_in_corpus", url, event_id)
-            elif isinstance(found, FetchResult):
-                detail = f"{url}: {found.detail}"
-                ledger.reject(content_id(event_id, url), found.reason or "", detail, event_id)
-            else:
-                rows.append({"event_id": event_id, "url": url, **found})
-                ledger.count("resolved_by", found["origin"])
-    ledger.items_out += len(rows)
+                return Drop("not_in_corpus", url)
+            if isinstance(found, FetchResult):
+                return Drop(found.reason or "", f"{url}: {found.detail}")
+            ledger.count("resolved_by", found["origin"])
+            return {"event_id": event_id, "url": url, **found}
+
+        step = Step(resolve, lambda pair: content_id(*pair), lambda pair: pair[0])
+        rows = apply_step(pairs, step, ledger, desc="wcep_news", chained=True)
     return table_from_rows(rows, WCEP_NEWS_SCHEMA)
+
+
+def _links(event: dict[str, Any]) -> list[tuple[str, str]] | Drop:
+    """An event's distinct (event id, canonical source URL) pairs; an event without one is rejected."""
+    urls = list(dict.fromkeys(canonical_url(url) for url in event["source_urls"] or []))
+    pairs = [(str(event["id"]), url) for url in urls]
+    return pairs or Drop("no_source_link", f"{event['source']}: {event['summary'][:160]}")
 
 
 def _require(table: pa.Table, names: tuple[str, ...], label: str) -> None:

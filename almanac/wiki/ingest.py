@@ -8,7 +8,7 @@ once, its latest revision; the other copies are rejects ``duplicate_page`` (:fun
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +20,7 @@ from almanac.ccnews.records import Unreadable
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP
-from almanac.core.step import Drop, Step, apply_step
+from almanac.core.step import Drop, GroupStep, Step, apply_group_step, apply_step
 from almanac.wiki.dump import MAIN_NAMESPACE, Skipped, WikiPage, read_dump
 from almanac.wiki.sections import WikitextError, split_sections, word_count
 
@@ -114,29 +114,31 @@ def keep_latest_revisions(rows: list[dict[str, Any]], ledger: StageLedger) -> li
     Every other copy becomes a ``duplicate_page`` reject naming the copy that was kept; only kept rows
     compete, so a page that is too short in a newer dump but fine in an older one keeps the older text.
     """
-    latest: dict[tuple[str, int], dict[str, Any]] = {}
-    for row in rows:
-        key = (row["site"], row["page_id"])
-        held = latest.get(key)
-        if held is None or _recency(row) > _recency(held):
-            latest[key] = row
-    kept = []
-    for row in rows:
-        winner = latest[(row["site"], row["page_id"])]
-        if row is winner:
-            kept.append(row)
-            continue
-        ledger.items_out -= 1
-        ledger.reject(
-            str(row["page_id"]),
-            "duplicate_page",
-            f"{row['title']}: revision {row['revision_id']} of {row['revision_timestamp'].isoformat()}"
-            f" superseded by revision {winner['revision_id']} of"
-            f" {winner['revision_timestamp'].isoformat()} in {winner['source']}",
-            row["source"],
-            related_id=winner["source"],
-        )
-    return kept
+    step = GroupStep(_page_key, _latest, _superseded, lambda row: str(row["page_id"]), _row_source)
+    return apply_group_step(rows, step, ledger, chained=True)
+
+
+def _page_key(row: dict[str, Any]) -> tuple[str, int]:
+    return row["site"], row["page_id"]
+
+
+def _latest(copies: Sequence[dict[str, Any]]) -> int:
+    """The most recent copy; among equally recent ones the first."""
+    return max(range(len(copies)), key=lambda index: (_recency(copies[index]), -index))
+
+
+def _superseded(row: dict[str, Any], winner: dict[str, Any]) -> Drop:
+    return Drop(
+        "duplicate_page",
+        f"{row['title']}: revision {row['revision_id']} of {row['revision_timestamp'].isoformat()}"
+        f" superseded by revision {winner['revision_id']} of"
+        f" {winner['revision_timestamp'].isoformat()} in {winner['source']}",
+        related_id=winner["source"],
+    )
+
+
+def _row_source(row: dict[str, Any]) -> str:
+    return str(row["source"])
 
 
 def _recency(row: dict[str, Any]) -> tuple[datetime, int, str]:

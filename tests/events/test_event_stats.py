@@ -9,7 +9,7 @@ from almanac.core.io import write_parquet
 from almanac.core.schemas import table_from_rows
 from almanac.events.samples import SAMPLE_SCHEMAS, TASKS
 from almanac.events.split import split_samples, write_splits
-from almanac.stats.events import event_statistics, event_stats_markdown, plot_series
+from almanac.reports.event_stats import event_statistics, event_stats_markdown, plot_series
 from tests.events.task_timelines import WINDOWS, sample, table, timeline
 
 TIMELINES = [

@@ -13,7 +13,7 @@ import pytest
 
 from almanac.core.io import write_parquet
 from almanac.mirai.cameo import CAMEO_CODES
-from almanac.stats.gdelt import gdelt_statistics, gdelt_stats_markdown, plot_series
+from almanac.reports.gdelt_stats import gdelt_statistics, gdelt_stats_markdown, plot_series
 from tests.mirai.quads import REGIONS, quad, table, urls
 
 MONTHS = ["2025-04", "2025-05"]

@@ -1,7 +1,7 @@
 """A loopback OpenAI-compatible server for tests and benchmarks (127.0.0.1, ephemeral port).
 
 Serves ``/v1/chat/completions`` plus the Batch API pieces (``/v1/files``, ``/v1/batches``,
-``/v1/files/{id}/content``). What it answers is scripted per test: a function gets the request body
+``/v1/files/{id}/content``) and ``/v1/embeddings`` (a hashed bag of words: texts sharing words are close). What it answers is scripted per test: a function gets the request body
 and how many times this same request (by its last user message) has been seen, and returns a
 :class:`Reply` — text, an HTTP error with headers (429 + Retry-After, 500), a delay (latency, or a
 sleep past the client's timeout), a dropped connection, or a raw malformed body. It counts
@@ -14,6 +14,7 @@ import contextlib
 import json
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,17 @@ class Reply:
 Script = Callable[[dict[str, Any], int], Reply]
 
 
+EMBEDDING_DIM = 64
+
+
+def bag_of_words(text: str) -> list[float]:
+    """A deterministic stand-in for an embedding model: word counts hashed into EMBEDDING_DIM buckets."""
+    vector = [0.0] * EMBEDDING_DIM
+    for word in str(text).lower().split():
+        vector[zlib.crc32(word.strip(".,;:!?").encode()) % EMBEDDING_DIM] += 1.0
+    return vector if any(vector) else [1.0] + [0.0] * (EMBEDDING_DIM - 1)
+
+
 def last_user_message(body: dict[str, Any]) -> str:
     users = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
     return str(users[-1]) if users else ""
@@ -58,6 +70,8 @@ class LLMTestServer:
         self.batch_hold = False  # keep batches "in_progress" until a test releases them
         self.batch_creates = 0
         self.file_uploads = 0
+        self.embedding_bodies: list[dict[str, Any]] = []
+        self.embedding_failures: list[Reply] = []  # answered (first first) before any vector is sent
         self._httpd = _Server(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
@@ -128,6 +142,20 @@ class LLMTestServer:
                 "total_tokens": reply.prompt_tokens + reply.completion_tokens,
             },
         }
+
+    def embeddings(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self.lock:
+            self.embedding_bodies.append(body)
+            failure = self.embedding_failures.pop(0) if self.embedding_failures else None
+        if failure is not None:
+            return failure.status, {"error": {"message": failure.error_message, "type": "server_error"}}
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [
+            {"object": "embedding", "index": i, "embedding": bag_of_words(t)} for i, t in enumerate(texts)
+        ]
+        tokens = sum(len(str(text).split()) for text in texts)
+        usage = {"prompt_tokens": tokens, "total_tokens": tokens}
+        return 200, {"object": "list", "data": data, "model": body.get("model", "test"), "usage": usage}
 
     def add_file(self, content: bytes, filename: str, purpose: str) -> dict[str, Any]:
         with self.lock:
@@ -245,6 +273,8 @@ def _handler(server: LLMTestServer) -> type[BaseHTTPRequestHandler]:
                     with server.lock:
                         server.completed[last_user_message(body)] += 1
                     self._send(200, server.completion(body, reply), reply.headers)
+            elif self.path.endswith("/embeddings"):
+                self._send(*server.embeddings(json.loads(raw)))
             elif self.path.endswith("/files"):
                 server.file_uploads += 1
                 filename, purpose, content = _multipart(self.headers.get("Content-Type", ""), raw)

@@ -151,6 +151,40 @@ def foresight_split_rejects() -> Path:
     return FORESIGHT / "split_rejects.parquet"
 
 
+def foresight_retrieval_dir() -> Path:
+    """``<split>/<resolution month>.parquet``: each released question's top-k chunks under its cut-off."""
+    return FORESIGHT / "retrieval"
+
+
+# ---- FutureSim: the date-gated corpus export and its search index ----
+
+FUTURESIM = DATA / "futuresim"
+
+
+def futuresim_articles_dir(month: str) -> Path:
+    """``DD/articles.jsonl`` of one month's days, FutureSim's ``articles/YYYY/MM/DD/`` with the month folder
+    named ``YYYY-MM``: DVC's foreach can name an output only after the month item as written."""
+    return FUTURESIM / "corpus" / "articles" / month
+
+
+def futuresim_chunks_dir() -> Path:
+    return FUTURESIM / "corpus" / "chunks"
+
+
+def futuresim_chunks(month: str) -> Path:
+    """The chunks of the articles of ``month`` (almanac.futuresim.schema.CHUNK_SCHEMA)."""
+    return futuresim_chunks_dir() / f"{month}.parquet"
+
+
+def futuresim_corpus_rejects(month: str) -> Path:
+    return FUTURESIM / "corpus" / "rejects" / f"{month}.parquet"
+
+
+def futuresim_index_dir() -> Path:
+    """The BM25 index over every month's chunks: ``tantivy/`` and ``manifest.json``."""
+    return FUTURESIM / "index"
+
+
 # ---- Wikipedia, WCEP and OpenForecast-style complex events ----
 
 WIKI = DATA / "wiki"

@@ -4,7 +4,8 @@
 for stage ``name`` (``month`` is the foreach item of a per-month stage, ignored otherwise). A folder output
 (the corpus, the splits, ``gdelt/clean``) stands for every file the stage writes inside it.
 
-Only the three style summaries are DVC ``metrics`` and only their panels DVC ``plots``, so that
+Only the three style summaries are DVC ``metrics`` and only their panels DVC ``plots`` (``DVC_METRICS`` and
+``DVC_PLOTS``: dvc.yaml's top-level lists, files inside the ``<style>_report@all`` folder), so that
 ``dvc metrics show`` and ``dvc plots show`` stay readable; every stage's metrics file, report and check
 count is an ``outs`` entry (``cache: false`` in dvc.yaml: git keeps them, as before).
 """
@@ -17,6 +18,7 @@ from functools import partial
 from pathlib import Path
 
 from almanac.core.layout import paths as p
+from almanac.foresight.recipe import RECIPE as FORESIGHT_RECIPE
 
 # The ``*_report`` stages' plot series (reports/<style>/<month>/plots/<name>.csv), in the builders' order;
 # each builder's SERIES is tested equal to its entry here.
@@ -39,7 +41,7 @@ EVENT_STATS_CSVS = (
     "openforecast_origins.csv",
 )
 GDELT_STATS_CSVS = ("mirai_counts.csv", "mirai_regions.csv", "mirai_relations.csv", "mirai_quad_classes.csv")
-# The panels of each ``*_report_all`` stage (reports/<style>/all/panels/<name>.png), the only DVC plots;
+# The panels of each ``<style>_report@all`` stage (reports/<style>/all/panels/<name>.png), the only DVC plots;
 # each builder's PANELS is tested to name these. Numbered: `dvc plots show` orders images by name.
 REPORT_PANELS: dict[str, tuple[str, ...]] = {
     style: ("1_overview", "2_content", "3_distributions") for style in REPORT_SERIES
@@ -79,31 +81,20 @@ def _foresight_step(step: str) -> StageLayout:
     )
 
 
-def _whole_report(style: str) -> StageLayout:
-    """``<style>_report_all``: the report of every month at once, in ``reports/<style>/all/``."""
-    return StageLayout(lambda _month: _report(style, "all"))
-
-
-def _report(style: str, month: str) -> Outputs:
-    folder = p.report_dir(style, month)
-    outs = (
-        folder / "report.md",
-        folder / "metrics.json",
-        folder / "figures",
-        *(folder / "plots" / f"{name}.csv" for name in REPORT_SERIES[style]),
-    )
-    if month != "all":
-        return Outputs(outs)
-    return Outputs(
-        outs, (p.report_summary(style),), tuple(p.report_panel(style, name) for name in REPORT_PANELS[style])
-    )
+def _report(style: str, scope: str) -> Outputs:
+    """``<style>_report@<scope>`` (a month, or "all" for the whole dataset) writes its folder whole."""
+    return Outputs((p.report_dir(style, scope),))
 
 
 def _check(style: str) -> StageLayout:
     return _whole(p.check_report(style))
 
 
-FORESIGHT_STEPS = ("qgen", "validate", "select", "leakage", "answer_type", "dates")
+# The per-month OpenForesight steps, named as in the recipe (almanac.foresight.recipe, the one place
+# their order is written); each writes foresight/<step>/<month>.parquet, its rejects and metrics.
+FORESIGHT_STEPS = tuple(
+    step.stage.removeprefix("foresight_") for step in FORESIGHT_RECIPE.steps if step.per_month
+)
 
 STAGES: dict[str, StageLayout] = {
     "ccnews_ingest": _month(
@@ -118,9 +109,21 @@ STAGES: dict[str, StageLayout] = {
     "foresight_split": _whole(
         p.foresight_splits_dir(), p.foresight_split_rejects(), p.metrics_path("foresight_split")
     ),
+    "futuresim_retrieval": _whole(p.foresight_retrieval_dir()),
     "foresight_funnel": _whole(
         p.stats_report("foresight_funnel"), p.stats_report("foresight_funnel", ".json")
     ),
+    "futuresim_corpus": _month(
+        lambda m: Outputs(
+            (
+                p.futuresim_articles_dir(m),
+                p.futuresim_chunks(m),
+                p.futuresim_corpus_rejects(m),
+                p.metrics_path("futuresim_corpus", m),
+            )
+        )
+    ),
+    "futuresim_index": _whole(p.futuresim_index_dir()),
     "wiki_ingest": _whole(p.wiki_articles(), p.wiki_rejects(), p.metrics_path("wiki_ingest")),
     "wcep_ingest": _whole(p.wcep_events(), p.wcep_rejects(), p.metrics_path("wcep_ingest")),
     "wcep_news": _whole(p.wcep_news(), p.wcep_news_rejects(), p.metrics_path("wcep_news")),
@@ -159,8 +162,12 @@ STAGES: dict[str, StageLayout] = {
     ),
     **{f"check_{style}": _check(style) for style in REPORT_SERIES},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},
-    **{f"{style}_report_all": _whole_report(style) for style in REPORT_SERIES},
 }
+# dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report@all`` folders.
+DVC_METRICS: tuple[Path, ...] = tuple(p.report_summary(style) for style in REPORT_SERIES)
+DVC_PLOTS: tuple[Path, ...] = tuple(
+    p.report_panel(style, name) for style in REPORT_SERIES for name in REPORT_PANELS[style]
+)
 
 
 def stage_outputs(stage: str, month: str = "") -> Outputs:

@@ -1,12 +1,12 @@
-"""Validation of each candidate and best-of-article selection, by the validator role.
+"""foresight_validate: the validator role accepts or rejects each candidate question.
 
 The validator must be a different model from the generator (a model grading its own questions is
-lenient); the LLM layer warns when the configuration makes them the same.
+lenient); the LLM layer warns when the configuration makes them the same. ``JudgeConfig`` (params
+``foresight.judge``) configures this step and best-question selection (almanac.foresight.select).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,15 +14,13 @@ import pyarrow as pa
 
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
-from almanac.foresight.llm_tasks.select_best import SELECT_BEST, BestChoice, select_best_item
 from almanac.foresight.llm_tasks.validate import VALIDATE, ValidationVerdict, validate_item
 from almanac.foresight.records import article_source, as_generated, question_id, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 from almanac.llm.tasks import run_task
 
-VALIDATE_STAGE = "foresight_validate"
-SELECT_STAGE = "foresight_select"
+STAGE = "foresight_validate"
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ def validate_questions(
     cache: LLMCache,
 ) -> tuple[pa.Table, StageLedger]:
     """Keep candidates the validator accepts; a rejected one is filed under its first failed criterion."""
-    ledger = StageLedger(VALIDATE_STAGE)
+    ledger = StageLedger(STAGE)
     all_rows = questions.to_pylist()
     # A candidate flagged at generation is rejected here, before any call.
     rows = [row for row in all_rows if not row["candidate_problem"]]
@@ -76,56 +74,4 @@ def validate_questions(
     kept = apply_step(all_rows, Step(decide, question_id, article_source), ledger)
     if next(results, None) is not None:
         raise AssertionError("validate: more LLM results than unflagged questions")
-    return questions_table(kept), ledger
-
-
-def select_best(
-    questions: pa.Table,
-    articles: dict[str, dict[str, Any]],
-    config: JudgeConfig,
-    llm: LLMConfig,
-    cache: LLMCache,
-) -> tuple[pa.Table, StageLedger]:
-    """One question per article: a lone valid one is kept as is, several go to the validator to choose."""
-    ledger = StageLedger(SELECT_STAGE, items_in=questions.num_rows)
-    by_article: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in questions.to_pylist():
-        by_article[row["article_id"]].append(row)
-    kept = [group[0] for group in by_article.values() if len(group) == 1]
-    contested = {article_id: group for article_id, group in by_article.items() if len(group) > 1}
-    items = [
-        select_best_item(
-            article_id,
-            [as_generated(row) for row in group],
-            articles[article_id]["title"],
-            articles[article_id]["text"],
-            articles[article_id]["publish_date"],
-            config.max_article_chars,
-        )
-        for article_id, group in contested.items()
-    ]
-    results = run_task(llm.role(config.role), SELECT_BEST, items, cache, ledger, llm.prompts_dir)
-    for (article_id, group), result in zip(contested.items(), results, strict=True):
-        source = f"article:{article_id}"
-        if not result.ok:
-            for row in group:
-                ledger.reject(row["question_id"], result.error, result.detail, source)
-            continue
-        choice = result.value
-        assert isinstance(choice, BestChoice)
-        if choice.index is None or not 0 <= choice.index < len(group):
-            for row in group:
-                ledger.reject(row["question_id"], "no_good_question", choice.reasons[:2000], source)
-            continue
-        best = group[choice.index]
-        kept.append(best)
-        for row in group:
-            if row is not best:
-                ledger.reject(
-                    row["question_id"], "not_selected", choice.reasons[:2000], source, best["question_id"]
-                )
-    ledger.items_out = len(kept)
-    ledger.extra.update(
-        {"articles_single_valid": len(by_article) - len(contested), "articles_contested": len(contested)}
-    )
     return questions_table(kept), ledger

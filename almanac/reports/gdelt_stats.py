@@ -26,7 +26,8 @@ from almanac.mirai.cameo import (
     relation_name,
 )
 from almanac.mirai.relation_split import UNKNOWN_REGION
-from almanac.stats.markdown import markdown_table
+from almanac.reports.markdown import markdown_table
+from almanac.reports.views import parquet_view, sql_path, table_view
 
 COUNT_COLUMNS = (
     "event_records",
@@ -60,18 +61,18 @@ def gdelt_statistics(
     con = duckdb.connect()
     con.execute(_union("events", {m: events[m] for m in months}, "count(*) AS n"))
     con.execute(_union("queries", {m: queries[m] for m in months}, "query_id, answers"))
-    con.execute(
-        "CREATE VIEW clean AS SELECT strftime(date, '%Y-%m') AS month"
-        f" FROM read_parquet({_sql(clean_events)})"
-    )
-    con.execute(
-        f"""CREATE VIEW quads AS SELECT strftime(date, '%Y-%m') AS month, date, subject, object, relation,
-                   left(relation, 2) AS root, n_events, urls FROM read_parquet({_sql(quads)})"""
+    parquet_view(con, "clean", [clean_events], "strftime(date, '%Y-%m') AS month")
+    parquet_view(
+        con,
+        "quads",
+        [quads],
+        "strftime(date, '%Y-%m') AS month, date, subject, object, relation, left(relation, 2) AS root, "
+        "n_events, urls",
     )
     con.execute("CREATE VIEW quad_urls AS SELECT month, unnest(urls) AS url FROM quads")
-    con.execute(f"CREATE VIEW articles AS SELECT DISTINCT url FROM read_parquet({_sql(articles)})")
-    con.register("regions", pa.table({"country": list(regions), "region": list(regions.values())}))
-    con.register("classes", _class_table())
+    parquet_view(con, "articles", [articles], "DISTINCT url")
+    table_view(con, "regions", pa.table({"country": list(regions), "region": list(regions.values())}))
+    table_view(con, "classes", _class_table())
     return {
         "months": list(months),
         "counts": _counts(con, months),
@@ -82,13 +83,9 @@ def gdelt_statistics(
     }
 
 
-def _sql(path: Path) -> str:
-    return "'" + path.as_posix().replace("'", "''") + "'"
-
-
 def _union(view: str, files: Mapping[str, Path], columns: str) -> str:
     parts = [
-        f"SELECT '{month}' AS month, {columns} FROM read_parquet({_sql(path)})"
+        f"SELECT '{month}' AS month, {columns} FROM read_parquet({sql_path(path)})"
         for month, path in files.items()
     ]
     if "count(*)" in columns:

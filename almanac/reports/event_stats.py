@@ -16,7 +16,8 @@ from typing import Any
 import duckdb
 
 from almanac.events.samples import SPLITS, TASKS
-from almanac.stats.markdown import markdown_table
+from almanac.reports.markdown import markdown_table
+from almanac.reports.views import parquet_view
 
 ORIGINS = ("wikipedia", "wcep")
 TABLE4_TASKS = ("aqa", "stf", "ltf", "mcnc", "mcac", "vqa")  # the paper's row order
@@ -25,11 +26,9 @@ ATOMIC_EVENT_BINS = (5, 10, 15, 20, 30, 50, 100)
 
 def event_statistics(timelines: Path, splits_dir: Path) -> dict[str, Any]:
     con = duckdb.connect()
-    con.execute(f"CREATE VIEW timelines AS SELECT * FROM read_parquet({_sql_path(timelines)})")
+    parquet_view(con, "timelines", [timelines])
     for task in TASKS:
-        paths = [splits_dir / split / f"{task}.parquet" for split in SPLITS]
-        listed = "[" + ", ".join(_sql_path(path) for path in paths) + "]"
-        con.execute(f"CREATE VIEW {task} AS SELECT * FROM read_parquet({listed})")
+        parquet_view(con, task, [splits_dir / split / f"{task}.parquet" for split in SPLITS])
     origins = _origins(con)
     return {
         "origins": origins,
@@ -38,10 +37,6 @@ def event_statistics(timelines: Path, splits_dir: Path) -> dict[str, Any]:
         "topics": _grid(con, "topic", origins),
         "atomic_events_per_complex_event": _histogram(con, origins),
     }
-
-
-def _sql_path(path: Path) -> str:
-    return "'" + path.as_posix().replace("'", "''") + "'"
 
 
 def _origins(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -8,7 +8,8 @@ from typing import Any
 
 import duckdb
 
-from almanac.stats.markdown import markdown_table
+from almanac.reports.markdown import markdown_table
+from almanac.reports.views import parquet_view
 
 WORD_COUNT_BINS = (100, 200, 400, 800, 1600, 3200)
 # Dedup also drops articles published outside the months in scope; those are not duplicates.
@@ -20,9 +21,9 @@ def corpus_statistics(
 ) -> dict[str, Any]:
     """Counts by source and month, word-count distribution, reject reasons and the dedup rate."""
     con = duckdb.connect()
-    con.execute(f"CREATE VIEW articles AS SELECT * FROM read_parquet({_paths(articles)})")
-    con.execute(f"CREATE VIEW ingest_rejects AS SELECT * FROM read_parquet({_paths(ingest_rejects)})")
-    con.execute(f"CREATE VIEW dedup_rejects AS SELECT * FROM read_parquet({_paths([dedup_rejects])})")
+    parquet_view(con, "articles", articles)
+    parquet_view(con, "ingest_rejects", ingest_rejects)
+    parquet_view(con, "dedup_rejects", [dedup_rejects])
     by_source_month = con.execute(
         "SELECT source_domain, publish_month, count(*) FROM articles GROUP BY ALL ORDER BY ALL"
     ).fetchall()
@@ -63,10 +64,6 @@ def corpus_statistics(
         "dedup_removed_by_reason": dedup_reasons,
         "dedup_rate": round(removed / (kept + removed), 4) if kept + removed else 0.0,
     }
-
-
-def _paths(paths: list[Path]) -> str:
-    return "[" + ", ".join("'" + path.as_posix().replace("'", "''") + "'" for path in paths) + "]"
 
 
 def _word_count_histogram(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:

@@ -1,0 +1,93 @@
+"""Invariants of the FutureSim retrieval contexts released beside OpenForesight splits.
+
+The checker's own reading of the rule (README "FutureSim corpus and search"), not the pipeline's code: a
+question's cut-off is ``cutoff_months`` calendar months before the first day its resolution date may mean
+(a day is itself; "2025-07" is July 1), the day clamped to the end of a shorter month; every retrieved chunk
+must be a chunk of the corpus export whose *available* day (its article's last possible publish day) is
+on or before that cut-off.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from almanac.check.dates import as_day
+
+Row = Mapping[str, Any]
+
+
+def cutoff_months(params: Mapping[str, Any]) -> int:
+    section = ((params.get("futuresim") or {}).get("retrieval")) or {}
+    return int(section.get("cutoff_months", 1))
+
+
+def expected_cutoff(resolution: date, precision: str, months: int) -> date | None:
+    """None for a precision the rule does not know (reported, never guessed)."""
+    if precision == "day":
+        first = resolution
+    elif precision == "month":
+        first = resolution.replace(day=1)
+    elif precision == "year":
+        first = date(resolution.year, 1, 1)
+    else:
+        return None
+    year, month = divmod(first.year * 12 + first.month - 1 - months, 12)
+    return date(year, month + 1, min(first.day, calendar.monthrange(year, month + 1)[1]))
+
+
+def _key(row: Row) -> str:
+    return f"{row.get('question_id')}#{row.get('rank')}"
+
+
+def cutoff_follows_rule(
+    retrieval: Sequence[Row], questions: Mapping[str, Row], months: int
+) -> Iterator[tuple[str, str | None]]:
+    """Each row's question is released with the same split and resolution date, and its cut-off is the
+    rule's for that resolution date and the question's own precision."""
+    for row in retrieval:
+        question = questions.get(str(row.get("question_id")))
+        if question is None:
+            yield _key(row), "no released question with this id"
+            continue
+        resolution = as_day(question.get("resolution_date"))
+        precision = str(question.get("resolution_date_text_precision") or "day")
+        expected = None if resolution is None else expected_cutoff(resolution, precision, months)
+        if as_day(row.get("resolution_date")) != resolution or row.get("split") != question.get("split"):
+            yield _key(row), "resolution date or split differs from the released question"
+        elif expected is None:
+            yield _key(row), f"no cut-off rule for resolution {resolution} ({precision})"
+        elif as_day(row.get("cutoff_date")) != expected:
+            yield _key(row), f"cut-off {row.get('cutoff_date')} != {expected} ({months} month(s) before)"
+        else:
+            yield _key(row), None
+
+
+def chunk_not_after_cutoff(
+    retrieval: Sequence[Row], chunk_days: Mapping[str, date]
+) -> Iterator[tuple[str, str | None]]:
+    """Each retrieved chunk is a chunk of the corpus export available on or before the row's cut-off
+    (the corpus's date, not the row's own claim, decides)."""
+    for row in retrieval:
+        if not row.get("rank"):
+            continue  # the placeholder of a question with no chunk: nothing shown
+        cutoff = as_day(row.get("cutoff_date"))
+        available = chunk_days.get(str(row.get("chunk_id")))
+        if available is None:
+            yield _key(row), f"chunk {row.get('chunk_id')} is not in the corpus export"
+        elif cutoff is None or available > cutoff:
+            yield _key(row), f"chunk available {available} after the cut-off {cutoff}"
+        elif as_day(row.get("available_date")) != available:
+            yield _key(row), f"row says available {row.get('available_date')}, the corpus {available}"
+        else:
+            yield _key(row), None
+
+
+def every_question_has_context(
+    retrieval: Sequence[Row], questions: Mapping[str, Row]
+) -> Iterator[tuple[str, str | None]]:
+    covered = {str(row.get("question_id")) for row in retrieval}
+    for question_id in sorted(questions):
+        yield question_id, None if question_id in covered else "no retrieval rows"

@@ -1,0 +1,1 @@
+"""FutureSim-style outputs: a date-gated article corpus, its chunks and BM25 index, retrieval contexts."""

@@ -1,1 +1,0 @@
-"""DuckDB statistics over stage outputs and rejects, rendered as JSON metrics and Markdown."""

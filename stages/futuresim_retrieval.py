@@ -1,0 +1,45 @@
+"""DVC stage ``futuresim_retrieval``: each released OpenForesight question's top-k chunks under its cut-off,
+beside the splits (``data/foresight/retrieval/<split>/<month>.parquet``)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from almanac.core.io import atomic_dir, read_parquet, write_parquet
+from almanac.core.layout import foresight_retrieval_dir, foresight_splits_dir, futuresim_index_dir
+from almanac.core.params import parse_section
+from almanac.core.stage import StageError, end_stage, parse_stage_args
+from almanac.futuresim.dense import embedder_from_params
+from almanac.futuresim.index import MANIFEST
+from almanac.futuresim.retrieval import STAGE, RetrievalConfig, index_search, retrieve
+
+
+def main() -> int:
+    started = time.perf_counter()
+    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
+    config = parse_section(RetrievalConfig, params.get("futuresim") or {}, "retrieval")
+    index_root = futuresim_index_dir()
+    if not (index_root / MANIFEST).is_file():
+        raise StageError(f"no index in {index_root}: run `dvc repro futuresim_index` first")
+    embedder = embedder_from_params(params)
+    search = index_search(index_root, embedder.embed_query if embedder else None)
+    splits = foresight_splits_dir()
+    files = sorted(splits.glob("*/*.parquet"))
+    questions = chunks = 0
+    backends_used: set[str] = set()
+    with atomic_dir(foresight_retrieval_dir()) as staging:
+        for path in files:
+            rows = read_parquet(path).to_pylist()
+            table = retrieve(rows, config, search)
+            write_parquet(table, staging / path.relative_to(splits))
+            questions += len(rows)
+            chunks += sum(1 for rank in table.column("rank").to_pylist() if rank > 0)
+            backends_used.update(table.column("retrieval_backend").to_pylist())
+    backends = ", ".join(sorted(backends_used)) or "no search made"
+    end_stage(STAGE, f"{questions} questions, {chunks} chunks retrieved ({backends})", started)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""The FutureSim retrieval invariants of `almanac check openforesight`: a violating row of each is reported.
+
+The question (tests/check/rows.py) resolves 2025-04-20, so with one month its cut-off is 2025-03-20: a chunk
+available 2025-03-20 may be shown, one available 2025-03-21 may not.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from almanac.check.openforesight import RetrievalContext, check_openforesight
+from almanac.check.retrieval import expected_cutoff
+from tests.check.rows import article, question
+
+MONTHS = {"train": ["2025-04"], "validation": ["2025-05"], "test": ["2025-06"]}
+URL = "https://news.example/2025/04/20/mayor"
+CHUNKS = {"c-on-cutoff": date(2025, 3, 20), "c-day-after": date(2025, 3, 21), "c-early": date(2025, 3, 1)}
+
+
+def context_row(**changes: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "question_id": "q-train-1",
+        "split": "train",
+        "resolution_date": date(2025, 4, 20),
+        "resolution_date_precision": "day",
+        "cutoff_date": date(2025, 3, 20),
+        "query": "Who will be elected mayor of Port Alder by April 30, 2025?",
+        "rank": 1,
+        "chunk_id": "c-on-cutoff",
+        "article_id": "a1",
+        "url": "https://news.example/a1",
+        "available_date": date(2025, 3, 20),
+        "date_precision": "day",
+        "score": 1.5,
+        "text": "Port Alder campaign opens",
+        "retrieval_backend": "bm25:tantivy-0.27.0",
+    }
+    row.update(changes)
+    return row
+
+
+def failures(
+    rows: list[dict[str, Any]], questions: list[dict[str, Any]] | None = None
+) -> dict[str, set[str]]:
+    report = check_openforesight(
+        questions or [question()],
+        MONTHS,
+        {URL: article(URL, date(2025, 4, 20))},
+        retrieval=RetrievalContext(rows, CHUNKS, cutoff_months=1),
+    )
+    return {result.name: set(result.failures) for result in report.violated}
+
+
+def test_a_chunk_available_on_the_cutoff_day_passes() -> None:
+    rows = [context_row(), context_row(rank=2, chunk_id="c-early", available_date=date(2025, 3, 1))]
+    assert failures(rows) == {}
+
+
+def test_a_chunk_available_the_day_after_the_cutoff_is_a_violation() -> None:
+    rows = [context_row(chunk_id="c-day-after", available_date=date(2025, 3, 21))]
+    assert failures(rows) == {"retrieval_not_after_cutoff": {"q-train-1#1"}}
+
+
+def test_the_corpus_date_decides_not_the_rows_claim() -> None:
+    # The row claims the cut-off day, but the corpus says the chunk appeared a day later.
+    rows = [context_row(chunk_id="c-day-after")]
+    assert failures(rows) == {"retrieval_not_after_cutoff": {"q-train-1#1"}}
+
+
+def test_a_chunk_missing_from_the_corpus_is_a_violation() -> None:
+    assert failures([context_row(chunk_id="invented")]) == {"retrieval_not_after_cutoff": {"q-train-1#1"}}
+
+
+def test_a_cutoff_later_than_the_rule_is_a_violation_even_when_the_chunk_is_before_it() -> None:
+    rows = [context_row(cutoff_date=date(2025, 4, 19))]
+    assert failures(rows) == {"retrieval_cutoff_rule": {"q-train-1#1"}}
+
+
+def test_a_context_must_match_its_questions_resolution_and_every_question_needs_one() -> None:
+    rows = [context_row(resolution_date=date(2025, 4, 30), cutoff_date=date(2025, 3, 30))]
+    assert failures(rows) == {"retrieval_cutoff_rule": {"q-train-1#1"}}
+    assert failures([]) == {"retrieval_covers_questions": {"q-train-1"}}
+
+
+def test_a_question_with_no_chunk_keeps_a_rank_zero_row_that_shows_nothing() -> None:
+    empty = context_row(rank=0, chunk_id=None, available_date=None, text=None, score=None)
+    assert failures([empty]) == {}
+
+
+@pytest.mark.parametrize(
+    ("resolution", "precision", "months", "expected"),
+    [
+        (date(2025, 4, 20), "day", 1, date(2025, 3, 20)),
+        (date(2025, 3, 31), "day", 1, date(2025, 2, 28)),  # no February 31st: the month's last day
+        (date(2024, 3, 31), "day", 1, date(2024, 2, 29)),
+        (date(2025, 7, 31), "month", 1, date(2025, 6, 1)),  # "by July 2025": counted from July 1
+        (date(2025, 1, 15), "day", 1, date(2024, 12, 15)),
+        (date(2025, 12, 31), "year", 2, date(2024, 11, 1)),
+        (date(2025, 4, 20), "day", 0, date(2025, 4, 20)),
+    ],
+)
+def test_the_cutoff_rule_worked_by_hand(
+    resolution: date, precision: str, months: int, expected: date
+) -> None:
+    assert expected_cutoff(resolution, precision, months) == expected
