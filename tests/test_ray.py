@@ -204,7 +204,7 @@ def dedup_corpus() -> pa.Table:
 
 
 DEDUP_ON_CLUSTER = """
-import json, sys
+import json, sys, time
 import ray
 from almanac.core.io import write_json, write_month_partitions, write_parquet
 from almanac.core.parallel import RayConfig, parallel_map
@@ -212,16 +212,17 @@ from almanac.dedup.near_duplicates import DedupConfig, deduplicate
 from tests.test_ray import dedup_corpus
 
 def node_of(_):  # defined here: Ray ships __main__ functions by value (workers cannot import tests/)
+    time.sleep(0.5)  # long enough that one node's single CPU cannot take every task in turn
     return ray.get_runtime_context().get_node_id()
 
 months = ["2025-04", "2025-05"]
 articles = dedup_corpus()
 runs = {
     "serial": RayConfig(executor="serial"),
-    "cluster": RayConfig(address="auto", min_seconds=0, max_in_flight=4),
+    "cluster": RayConfig(address="auto", min_seconds=0, max_in_flight=12),
 }
 for name, ray_config in runs.items():
-    # 25 articles per signing task: 12 tasks, spread over both nodes' single CPUs.
+    # 25 articles per signing task: 12 tasks, all queued at once, spread over both single-CPU nodes.
     kept, ledger = deduplicate(articles, months, DedupConfig(docs_per_task=25), ray_config)
     write_month_partitions(kept, f"{name}/articles", months, "publish_month")
     write_parquet(ledger.rejects_table(), f"{name}/rejects.parquet")
