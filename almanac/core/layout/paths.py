@@ -38,6 +38,11 @@ def timings_path(label: str) -> Path:
     return TIMINGS / f"{label}.json"
 
 
+def ray_cluster_file() -> Path:
+    """``.ray/cluster.json``: the project's running Ray cluster (``make ray-up``); git-ignored, mode 0600."""
+    return Path(".ray") / "cluster.json"
+
+
 def metrics_dir(stage: str) -> Path:
     """The per-month metrics files of one stage."""
     return METRICS / stage
