@@ -39,6 +39,9 @@ class Recipe:
     steps: tuple[Step, ...]
     # Stages that read the steps' outputs but hand nothing on (statistics, funnel, reports).
     reports: tuple[str, ...] = ()
+    # Stages of other recipes whose released outputs this one builds from (FutureX reads the OpenForesight
+    # splits and the MIRAI queries); those recipes do not list this one's stages as theirs.
+    reads_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         seen: set[str] = set()

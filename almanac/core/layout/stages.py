@@ -157,7 +157,16 @@ STAGES: dict[str, StageLayout] = {
     "gdelt_stats": _whole(
         p.stats_report("mirai_stats"), *map(p.plot_file, GDELT_STATS_CSVS), p.metrics_path("gdelt_stats")
     ),
-    **{f"check_{style}": _check(style) for style in REPORT_SERIES},
+    "futurex_events": _whole(p.futurex_events(), p.futurex_events_rejects(), p.metrics_path("futurex_events")),
+    "futurex_filter": _whole(p.futurex_filtered(), p.futurex_filter_rejects(), p.metrics_path("futurex_filter")),
+    "futurex_tiers": _whole(
+        p.futurex_tiers_dir(),
+        p.futurex_tiers_rejects(),
+        p.metrics_path("futurex_tiers"),
+        p.stats_report("futurex_stats"),
+        p.stats_report("futurex_stats", ".json"),
+    ),
+    **{f"check_{style}": _check(style) for style in (*REPORT_SERIES, "futurex")},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},
     **{f"{style}_report_all": _whole_report(style) for style in REPORT_SERIES},
 }
