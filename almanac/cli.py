@@ -112,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     # The scorer keeps its own options (python -m almanac.mirai.score); `almanac score --help` lists them.
     score = commands.add_parser(
         "score",
-        help="score MIRAI-style relation forecasts against a month's queries ('score futurex': FutureX tiers)",
+        help="score MIRAI-style relation forecasts against a month's queries ('score futurex': the tiers)",
         add_help=False,
     )
     score.set_defaults(run=_score)

@@ -1,4 +1,4 @@
-"""DVC stage ``futurex_tiers``: the four FutureX tiers from the filtered events, and their funnel and counts."""
+"""DVC stage ``futurex_tiers``: the four FutureX tiers from the filtered events, their funnel and counts."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from almanac.core.layout import (
 from almanac.core.metrics import write_metrics
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.futurex.config import parse_futurex
-from almanac.futurex.events import EVENTS_STAGE, relation_option
-from almanac.futurex.filters import FILTER_STAGE
+from almanac.futurex.draws import relation_option
 from almanac.futurex.schema import EVENT_SCHEMA, LEVELS, tier_table
 from almanac.futurex.stats import stats_markdown, tier_stats
 from almanac.futurex.tiers import TIERS_STAGE, build_tiers
@@ -35,7 +34,7 @@ def main() -> int:
     rows, ledger = build_tiers(events, config.tiers, config.seed, catalogue)
     metrics = ledger.metrics()
     stats = tier_stats(
-        rows, read_json(metrics_path(EVENTS_STAGE)), read_json(metrics_path(FILTER_STAGE)), metrics
+        rows, read_json(metrics_path("futurex_events")), read_json(metrics_path("futurex_filter")), metrics
     )
     tables: dict[int, pa.Table] = {
         level: tier_table([row for row in rows if row["level"] == level]) for level in LEVELS

@@ -1,4 +1,4 @@
-"""Each style's recipe table (almanac/{foresight,events,mirai}/recipe.py) against dvc.yaml, the funnels and README.
+"""Each style's recipe table (almanac/{foresight,events,mirai,futurex}/recipe.py) against dvc.yaml, the funnels and README.
 
 The table is the one place a style's stage order is written; these tests fail when dvc.yaml's data deps,
 a funnel or README's stage tables disagree with it.
@@ -18,12 +18,13 @@ from almanac.core.recipe import CORPUS, Recipe, Step
 from almanac.events.recipe import RECIPE as OPENFORECAST
 from almanac.foresight.funnel import OPENFORESIGHT_FUNNEL
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
+from almanac.futurex.recipe import RECIPE as FUTUREX
 from almanac.mirai.recipe import RECIPE as MIRAI
 from almanac.reports import mirai, openforecast, openforesight
 from tests.test_layout_dvc import DVC, EXPANDED, PRODUCED, _paths, _related
 
 ROOT = Path(__file__).resolve().parents[1]
-RECIPES = (OPENFORESIGHT, OPENFORECAST, MIRAI)
+RECIPES = (OPENFORESIGHT, OPENFORECAST, MIRAI, FUTUREX)
 BY_STYLE = {recipe.style: recipe for recipe in RECIPES}
 
 
@@ -50,8 +51,10 @@ def test_each_step_reads_the_steps_its_table_entry_names(recipe: Recipe) -> None
         reads, expected = PRODUCERS[stage], set(recipe.after(stage))
         if reads & own != expected:
             wrong.append(f"{stage}: dvc.yaml reads {sorted(reads & own)}, the table says {sorted(expected)}")
-        if reads - own - set(CORPUS):
-            wrong.append(f"{stage}: reads {sorted(reads - own)}, outside its recipe and the corpus")
+        if reads - own - set(CORPUS) - set(recipe.reads_from):
+            wrong.append(
+                f"{stage}: reads {sorted(reads - own)}, outside its recipe, the corpus and reads_from"
+            )
     assert not wrong, "\n".join(wrong)
 
 
@@ -59,7 +62,9 @@ def test_each_step_reads_the_steps_its_table_entry_names(recipe: Recipe) -> None
 def test_every_stage_downstream_of_a_style_is_in_its_table(recipe: Recipe) -> None:
     steps = set(recipe.stages)
     downstream = {name for name, reads in PRODUCERS.items() if reads & steps}
-    assert downstream - steps == set(recipe.reports)
+    # A recipe that declares it builds from this one's outputs (reads_from) owns the stages that do.
+    builders = {stage for other in RECIPES if set(other.reads_from) & steps for stage in other.stages}
+    assert downstream - steps - builders == set(recipe.reports)
     for report in recipe.reports:
         assert not PRODUCERS[report] - steps - set(CORPUS), f"{report} reads another style's stages"
 
@@ -102,10 +107,22 @@ def test_funnels_are_the_recipes_funnel_steps_in_order() -> None:
     assert [s.label for s in OPENFORESIGHT_FUNNEL] == [s.label for s in funnel]
     assert OPENFORESIGHT_FUNNEL[0].produces == "candidates"
     assert OPENFORESIGHT_FUNNEL[0].source_label == "Source articles"
-    for module, recipe in ((openforesight, OPENFORESIGHT), (openforecast, OPENFORECAST), (mirai, MIRAI)):
+    for module, recipe in (
+        (openforesight, OPENFORESIGHT),
+        (openforecast, OPENFORECAST),
+        (mirai, MIRAI),
+    ):  # FutureX: no report
         assert [s.stage for s in module.FUNNEL] == [s.stage for s in recipe.funnel()], recipe.style
         assert [s.unit for s in module.FUNNEL] == [s.unit for s in recipe.funnel()], recipe.style
         assert [s.per_month for s in module.FUNNEL] == [s.per_month for s in recipe.funnel()], recipe.style
+
+
+def test_reads_from_names_stages_of_other_recipes() -> None:
+    for recipe in RECIPES:
+        others = {stage for other in RECIPES if other is not recipe for stage in other.stages}
+        assert set(recipe.reads_from) <= others, recipe.style
+        used = set().union(*(PRODUCERS[stage] for stage in recipe.stages))
+        assert set(recipe.reads_from) <= used, f"{recipe.style}: reads_from names a stage no step reads"
 
 
 def test_a_table_refuses_a_step_reading_a_later_or_repeated_step() -> None:

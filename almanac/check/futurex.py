@@ -39,12 +39,14 @@ class Sources:
     numeric: Mapping[str, Row]  # question_id of a numeric answer_type reject -> its input row
 
 
-def check_futurex(rows: Sequence[Row], sources: Sources, max_per_source_day: int, scope: str = "all") -> StyleReport:
+def check_futurex(
+    rows: Sequence[Row], sources: Sources, max_per_source_day: int, scope: str = "all"
+) -> StyleReport:
     report = StyleReport("futurex", scope, rows=len(rows))
     report.check("ids_unique", "question_id unique across the tiers", unique_ids(rows, "question_id"))
     report.check("level_matches_file", "a row's level and tier name are those of its file", _level(rows))
-    report.check("tier_shape", "L1: 2-3 options, one answer among them; L2: >= 2 answers, all options, "
-                 "a distractor; L3/L4: no options; L4: a value, a unit and sigma > 0", _shape(rows))  # fmt: skip
+    shape = "L1: 2-3 options, one answer among them; L2: >= 2 answers, all options, a distractor; L3/L4: no "
+    report.check("tier_shape", shape + "options; L4: a value, a unit and sigma > 0", _shape(rows))
     report.check("cutoff_before_resolution", "information cut-off < resolution date", _cutoff(rows))
     report.check("answer_not_in_prompt", "no answer or alias in the question or background", _no_leak(rows))
     report.check(
@@ -52,9 +54,17 @@ def check_futurex(rows: Sequence[Row], sources: Sources, max_per_source_day: int
         "each Level-1 distractor is the answer of a released question resolved by the cut-off",
         _distractors(rows, sources.questions),
     )
-    report.check("sources_traceable", "each row's answer and dates are those of the row it cites", _traced(rows, sources))
+    report.check(
+        "sources_traceable",
+        "each row's answer and dates are those of the row it cites",
+        _traced(rows, sources),
+    )
     report.check("one_tier_per_source", "a source question or day-pair is released once", _once(rows))
-    report.check("source_day_cap", "at most futurex.filter.max_per_source_day per (source, day)", _cap(rows, max_per_source_day))
+    report.check(
+        "source_day_cap",
+        "at most futurex.filter.max_per_source_day per (source, day)",
+        _cap(rows, max_per_source_day),
+    )
     return report
 
 
@@ -62,7 +72,10 @@ def _level(rows: Sequence[Row]) -> Checked:
     for row in rows:
         level = row.get("level")
         bad = level != row["_file_level"] or row.get("tier") != TIERS.get(int(level or 0))
-        yield row["question_id"], f"level {level} ({row.get('tier')}) in level{row['_file_level']}" if bad else None
+        yield (
+            row["question_id"],
+            f"level {level} ({row.get('tier')}) in level{row['_file_level']}" if bad else None,
+        )
 
 
 def _shape(rows: Sequence[Row]) -> Checked:
@@ -132,7 +145,7 @@ def _distractor_problem(row: Row, questions: Mapping[str, Row]) -> str | None:
     for source in sources:
         cited = questions.get(str(source["question_id"]))
         if cited is None or fold(str(cited["answer"])) != fold(str(source["answer"])):
-            return f"distractor {source['answer']!r} is not the answer of released question {source['question_id']}"
+            return f"distractor {source['answer']!r} is not the answer of question {source['question_id']}"
         resolved = as_day(cited.get("resolution_date"))
         if cutoff is None or resolved is None or resolved > cutoff:
             return f"distractor {source['answer']!r} resolved {resolved}, after the cut-off {cutoff}"
@@ -178,7 +191,10 @@ def _once(rows: Sequence[Row]) -> Checked:
     counts = Counter((row.get("origin"), row.get("source_id")) for row in rows)
     for row in rows:
         count = counts[(row.get("origin"), row.get("source_id"))]
-        yield row["question_id"], f"source {row.get('source_id')} released {count} times" if count > 1 else None
+        yield (
+            row["question_id"],
+            f"source {row.get('source_id')} released {count} times" if count > 1 else None,
+        )
 
 
 def _cap(rows: Sequence[Row], cap: int) -> Checked:

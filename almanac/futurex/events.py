@@ -22,6 +22,7 @@ from almanac.core.ids import content_id, source_domain
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
 from almanac.foresight.date_parsing import parse_question_date
+from almanac.futurex.draws import relation_option
 from almanac.futurex.numbers import parse_quantity
 
 EVENTS_STAGE: Final = "futurex_events"
@@ -107,11 +108,6 @@ def from_day_pair(pair: Row, labels: Mapping[str, str]) -> dict[str, Any] | Drop
     }
 
 
-def relation_option(code: str, labels: Mapping[str, str]) -> str:
-    """``"042 Make a visit"``: the code first, so a prediction may name the code alone."""
-    return f"{code} {labels.get(code, '')}".strip()
-
-
 def from_numeric(row: Row, reason: str) -> dict[str, Any] | Drop:
     """A question answer_type dropped as numeric: the outcome is public from its article's day (as
     OpenForesight's date stage clamps it), and the cut-off is its start, at latest the day before."""
@@ -162,7 +158,11 @@ def collect_events(
     )
     kept += apply_step(
         day_pairs,
-        Step(lambda pair: from_day_pair(pair, labels), lambda pair: pair["pair_id"], lambda _pair: "gdelt_quads"),
+        Step(
+            lambda pair: from_day_pair(pair, labels),
+            lambda pair: pair["pair_id"],
+            lambda _pair: "gdelt_quads",
+        ),
         ledger,
     )
     kept += apply_step(
@@ -175,6 +175,7 @@ def collect_events(
         ledger,
     )
     ledger.extra["events_by_origin"] = {
-        origin: sum(1 for row in kept if row["origin"] == origin) for origin in ("openforesight", "mirai", "numeric")
+        origin: sum(1 for row in kept if row["origin"] == origin)
+        for origin in ("openforesight", "mirai", "numeric")
     }
     return kept, ledger

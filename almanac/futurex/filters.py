@@ -17,10 +17,10 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
 from almanac.futurex.config import FilterConfig
+from almanac.futurex.draws import seeded_fraction
 from almanac.futurex.llm_tasks.harmful import HARMFUL
 from almanac.futurex.llm_tasks.subjective import SUBJECTIVE
 from almanac.futurex.llm_tasks.verdicts import EventVerdict, event_item
@@ -34,11 +34,6 @@ STEP_NAMES: Final = ("harmful", "subjective", "yes_no", "source_day_cap")
 YES_NO_ANSWERS: Final = frozenset({"yes", "no", "true", "false"})
 
 Event = dict[str, Any]
-
-
-def seeded_fraction(seed: int, event_id: str) -> float:
-    """A number in [0, 1) fixed by (seed, event id): the same on every machine and in any order."""
-    return int(content_id(str(seed), event_id, length=8), 16) / 2**64
 
 
 def flagged_by_vote(flags: int, roles: int, vote: str) -> bool:
@@ -78,7 +73,12 @@ def judge_step(
         for _role, result in results:
             if not result.ok:
                 return result.failure()
-        flags = [(role, result.value) for role, result in results if result.value.flagged]
+        verdicts_of = [(role, result.value) for role, result in results]
+        flags = [
+            (role, verdict)
+            for role, verdict in verdicts_of
+            if isinstance(verdict, EventVerdict) and verdict.flagged
+        ]
         if not flagged_by_vote(len(flags), len(results), config.vote):
             return event
         detail = "; ".join(f"{role}: {verdict.reasons}" for role, verdict in flags)
@@ -102,7 +102,9 @@ def cap_step(events: Sequence[Event], config: FilterConfig, seed: int) -> Callab
         groups[(event["news_source"], event["source_day"])].append(event)
     rank: dict[str, tuple[int, str]] = {}
     for group in groups.values():
-        ordered = sorted(group, key=lambda event: (seeded_fraction(seed, event["event_id"]), event["event_id"]))
+        ordered = sorted(
+            group, key=lambda event: (seeded_fraction(seed, event["event_id"]), event["event_id"])
+        )
         for index, event in enumerate(ordered):
             rank[event["event_id"]] = (index, ordered[0]["event_id"])
 

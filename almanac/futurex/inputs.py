@@ -15,13 +15,16 @@ SPLITS = ("train", "validation", "test")
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    return pq.read_table(path).to_pylist()
+    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return rows
 
 
 def released_questions(root: Path = Path(".")) -> list[dict[str, Any]]:
     """Every released OpenForesight question, split by split and month by month (file order)."""
     folder = root / layout.foresight_splits_dir()
-    return [row for split in SPLITS for path in sorted((folder / split).glob("*.parquet")) for row in _rows(path)]
+    return [
+        row for split in SPLITS for path in sorted((folder / split).glob("*.parquet")) for row in _rows(path)
+    ]
 
 
 def day_pairs(root: Path = Path(".")) -> list[dict[str, Any]]:

@@ -1,10 +1,10 @@
 """FutureX's scores (its appendix E and section 4.1), one function per formula.
 
-- Level 1, single choice: ``score(Y, Ŷ) = 1(Y = Ŷ)``.
+- Level 1, single choice: ``score(Y, Y_hat) = 1(Y = Y_hat)``.
 - Level 2, multi choice: F1 of the predicted option set against the true one.
 - Level 3, open-ended (ranking; a single answer is a list of one): 1 when every position matches, else
-  ``0.8 * |{y} ∩ {ŷ}| / k`` (equation 1); "matches" is the judge's verdict on a (true, predicted) pair.
-- Level 4, numeric: ``max(0, 1 - ((Y - Ŷ) / σ(Y))^2)`` (equation 2).
+  ``0.8 * |{y} & {y_hat}| / k`` (equation 1); "matches" is the judge's verdict on a (true, predicted) pair.
+- Level 4, numeric: ``max(0, 1 - ((Y - Y_hat) / sigma(Y))^2)`` (equation 2).
 - Overall: the tier means weighted 10/20/30/40 %.
 """
 
@@ -40,13 +40,15 @@ def ranking_score(gold: Sequence[str], predicted: Sequence[str], same: Callable[
 
 
 def clipped_score(truth: float, predicted: float, sigma: float) -> float:
-    """Equation 2; σ is the outcome's scale (FutureX: its standard deviation over the past 7 days)."""
+    """Equation 2; sigma is the outcome's scale (FutureX: its standard deviation over the past 7 days)."""
     if sigma <= 0:
         raise ValueError(f"sigma must be positive, got {sigma}")
     return max(0.0, 1.0 - ((truth - predicted) / sigma) ** 2)
 
 
-def overall_score(level_means: Mapping[int, float | None], weights: Sequence[float]) -> tuple[float | None, dict[int, float]]:
+def overall_score(
+    level_means: Mapping[int, float | None], weights: Sequence[float]
+) -> tuple[float | None, dict[int, float]]:
     """The weighted mean of the tier means (weights of levels 1..4). A tier with no scored question has no
     mean; the paper is silent, so the other tiers' weights are renormalised and the weights used returned."""
     present = {level: weights[level - 1] for level, mean in level_means.items() if mean is not None}

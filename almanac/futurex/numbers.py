@@ -43,7 +43,7 @@ def parse_quantity(answer: str) -> tuple[float, str] | None:
         value *= _SCALES[words[0].lower()]
         words = words[1:]
     unit_text = " ".join(words)
-    if any(char.isdigit() for char in unit_text) or unit_text.startswith(("-", "to ", "–")):
+    if any(char.isdigit() for char in unit_text) or unit_text.startswith(("-", "to ", "\u2013")):
         return None
     currency = match.group("currency")
     if currency:

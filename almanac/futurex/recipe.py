@@ -15,7 +15,7 @@ STEPS: Final = (
     Step(
         stage="futurex_events",
         label="Candidate events",
-        does="events from the released OpenForesight questions, the GDELT day-pairs and the numeric answer-type rejects",
+        does="events from released OpenForesight questions, GDELT day-pairs and numeric answer-type rejects",
         rejects="almanac.futurex.events",
         unit="events",
         per_month=False,
@@ -24,7 +24,7 @@ STEPS: Final = (
     Step(
         stage="futurex_filter",
         label="Event filters",
-        does="harmful and subjective events dropped by the judge roles' vote; yes/no down-sampled; cap per source and day",
+        does="harmful and subjective events dropped by a judges' vote; yes/no down-sampled; source-day cap",
         rejects="almanac.futurex.filters",
         unit="events",
         per_month=False,

@@ -51,7 +51,9 @@ def load_predictions(path: Path) -> dict[str, Any]:
             record = json.loads(line)
             predictions[str(record["question_id"])] = record.get("prediction")
         except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}:{number}: not a {{'question_id', 'prediction'}} JSON line ({error})") from error
+            raise ValueError(
+                f"{path}:{number}: not a {{'question_id', 'prediction'}} JSON line ({error})"
+            ) from error
     return predictions
 
 
@@ -72,12 +74,15 @@ def _choice_score(row: Row, prediction: Any) -> float | None:
         return None
     # A Level-2 option may be named by its code alone ("042" for "042 Make a visit").
     keys = {_option_key(option): option for option in row["options"]}
-    chosen = {keys.get(_option_key(item), item) for item in prediction}
+    chosen = {str(keys.get(_option_key(item), item)) for item in prediction}
     return f1_score(row["answers"], chosen)
 
 
 def score_rows(
-    rows: Sequence[Row], predictions: Mapping[str, Any], params: Mapping[str, Any], cache_path: Path | None = None
+    rows: Sequence[Row],
+    predictions: Mapping[str, Any],
+    params: Mapping[str, Any],
+    cache_path: Path | None = None,
 ) -> dict[str, Any]:
     config = parse_futurex(params).score
     llm = parse_llm_config(params)
@@ -97,7 +102,9 @@ def score_rows(
             score = _choice_score(row, prediction)
         elif level == 4:
             valid = isinstance(prediction, int | float) and not isinstance(prediction, bool)
-            score = clipped_score(float(row["value"]), float(prediction), float(row["sigma"])) if valid else None
+            score = (
+                clipped_score(float(row["value"]), float(prediction), float(row["sigma"])) if valid else None
+            )
         else:
             items = [prediction] if isinstance(prediction, str) else prediction
             if isinstance(items, list) and all(isinstance(item, str) for item in items):
@@ -113,7 +120,11 @@ def score_rows(
     counts[3]["scored"] += len(open_rows)
     means: dict[int, float | None] = {}
     for level in LEVELS:
-        level_scores = [scores[str(row["question_id"])] for row in rows if int(row["level"]) == level and str(row["question_id"]) in scores]
+        level_scores = [
+            scores[str(row["question_id"])]
+            for row in rows
+            if int(row["level"]) == level and str(row["question_id"]) in scores
+        ]
         means[level] = sum(level_scores) / len(level_scores) if level_scores else None
     overall, used = overall_score(means, config.weights)
     return {
@@ -129,30 +140,40 @@ def score_rows(
     }
 
 
-def _judge_open(open_rows: Sequence[tuple[Row, list[str]]], role: Any, llm: Any, cache_path: Path | None) -> dict[str, float]:
+def _judge_open(
+    open_rows: Sequence[tuple[Row, list[str]]], role: Any, llm: Any, cache_path: Path | None
+) -> dict[str, float]:
     """Judge every (true item, predicted item) pair once, then apply equation 1 with the verdicts."""
     items, keys = [], []
     for row, predicted in open_rows:
         for i, gold in enumerate(row["answers"]):
             for j, guess in enumerate(predicted):
                 keys.append((str(row["question_id"]), gold, guess))
-                items.append(judge_item(f"{row['question_id']}:{i}:{j}", row["question"], gold, row["aliases"], guess))
+                items.append(
+                    judge_item(f"{row['question_id']}:{i}:{j}", row["question"], gold, row["aliases"], guess)
+                )
     if not items:
         return {}
     ledger = StageLedger("futurex_score")
     with LLMCache(cache_path or llm.cache_path) as cache:
         results = run_task(role, ANSWER_JUDGE, items, cache, ledger, llm.prompts_dir)
     verdicts = {key: bool(result.ok and result.value) for key, result in zip(keys, results, strict=True)}
-    return {
-        str(row["question_id"]): ranking_score(
-            list(row["answers"]), predicted, lambda y, y_hat, qid=str(row["question_id"]): verdicts[(qid, y, y_hat)]
-        )
-        for row, predicted in open_rows
-    }
+    scores: dict[str, float] = {}
+    for row, predicted in open_rows:
+        question_id = str(row["question_id"])
+
+        def same(gold: str, guess: str, question_id: str = question_id) -> bool:
+            return verdicts[(question_id, gold, guess)]
+
+        scores[question_id] = ranking_score(list(row["answers"]), predicted, same)
+    return scores
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
-    lines = ["| level | tier | questions | scored | missing | unreadable | mean |", "|---:|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| level | tier | questions | scored | missing | unreadable | mean |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
     for level, entry in report["levels"].items():
         mean = "-" if entry["mean"] is None else f"{entry['mean']:.4f}"
         lines.append(
@@ -161,10 +182,13 @@ def report_markdown(report: Mapping[str, Any]) -> str:
         )
     overall = "-" if report["overall"] is None else f"{report['overall']:.4f}"
     judge = report["judge"]
+    weights = ", ".join(f"L{level} {weight:.4f}" for level, weight in report["weights_used"].items())
     lines += [
         "",
-        f"Overall (weights {', '.join(f'L{k} {v:.4f}' for k, v in report['weights_used'].items())}): {overall}"
-        + ("" if report["comparable_with_paper"] else " (a tier has no score: not comparable with FutureX's)"),
+        f"Overall (weights {weights}): {overall}"
+        + (
+            "" if report["comparable_with_paper"] else " (a tier has no score: not comparable with FutureX's)"
+        ),
         f"Level-3 judge: role {judge['role']}, backend {judge['backend']}, model {judge['model']}",
         "",
     ]
@@ -174,7 +198,9 @@ def report_markdown(report: Mapping[str, Any]) -> str:
 def _parser(prog: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--tiers", type=Path, default=Path("data/futurex/tiers"), help="folder of level<N>.parquet")
+    parser.add_argument(
+        "--tiers", type=Path, default=Path("data/futurex/tiers"), help="folder of level<N>.parquet"
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--predictions", type=Path, help="JSONL: one {question_id, prediction} a line")
     source.add_argument("--baseline", action="store_true", help="score the floor baseline instead")

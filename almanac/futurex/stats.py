@@ -6,6 +6,7 @@ and the tiers' ledger; it refuses counts that do not chain (each step's input is
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,9 +19,11 @@ def funnel_rows(
     rows = [{"step": "candidate events", "in": events["items_in"], "out": events["items_out"]}]
     rows += [{"step": step["step"], "in": step["in"], "out": step["out"]} for step in filtered["steps"]]
     rows.append({"step": "tiers", "in": tiers["items_in"], "out": tiers["items_out"]})
-    for previous, row in zip(rows, rows[1:], strict=False):
+    for previous, row in itertools.pairwise(rows):
         if previous["out"] != row["in"]:
-            raise ValueError(f"FutureX funnel: {row['step']} read {row['in']}, {previous['step']} gave {previous['out']}")
+            raise ValueError(
+                f"FutureX funnel: {row['step']} read {row['in']}, {previous['step']} gave {previous['out']}"
+            )
     return rows
 
 
@@ -69,8 +72,9 @@ def stats_markdown(stats: Mapping[str, Any]) -> str:
         lines += [f"| {stage} | {reason} | {count} |" for reason, count in reasons.items()]
     lines += [
         "",
-        f"Judge roles: {', '.join(stats['judge_roles'])} (vote: {stats['vote']}). OpenForesight questions drawn"
-        f" for Level 1 with no earlier-resolved distractor, kept open-ended: {stats['level1_without_distractors']}.",
+        f"Judge roles: {', '.join(stats['judge_roles'])} (vote: {stats['vote']}). OpenForesight questions"
+        " drawn for Level 1 with no earlier-resolved distractor, kept open-ended:"
+        f" {stats['level1_without_distractors']}.",
         "",
     ]
     return "\n".join(lines)

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -25,9 +24,9 @@ from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
 from almanac.futurex.config import TierConfig
-from almanac.futurex.filters import seeded_fraction
-from almanac.futurex.llm_tasks.answer_judge import normalise
+from almanac.futurex.draws import seeded_fraction, seeded_rng
 from almanac.futurex.schema import TIER_NAMES
+from almanac.futurex.text import normalise
 
 TIERS_STAGE: Final = "futurex_tiers"
 Event = Mapping[str, Any]
@@ -35,10 +34,6 @@ Event = Mapping[str, Any]
 
 def tier_question_id(level: int, event_id: str) -> str:
     return content_id("futurex", str(level), event_id)
-
-
-def _rng(seed: int, *parts: str) -> random.Random:
-    return random.Random(int(content_id(str(seed), *parts, length=8), 16))
 
 
 def aliases_of(answer: str, answer_class: str | None) -> list[str]:
@@ -83,7 +78,7 @@ def level1_distractors(event: Event, pool: Sequence[Event], config: TierConfig, 
         ):
             seen.add(answer)
             eligible.append(other)
-    _rng(seed, "level1", event["event_id"]).shuffle(eligible)
+    seeded_rng(seed, "level1", event["event_id"]).shuffle(eligible)
     return eligible[: config.level1_options - 1]
 
 
@@ -93,7 +88,7 @@ def open_or_choice(event: Event, pool: Sequence[Event], config: TierConfig, seed
         distractors = level1_distractors(event, pool, config, seed)
         if distractors:
             options = [answer, *(other["answers"][0] for other in distractors)]
-            _rng(seed, "level1-order", event["event_id"]).shuffle(options)
+            seeded_rng(seed, "level1-order", event["event_id"]).shuffle(options)
             sources = [
                 {
                     "question_id": other["source_id"],
@@ -119,11 +114,11 @@ def multi_choice(
     wanted = config.level2_options - len(answers)
     first = [option for option in earlier if option not in answers]
     rest = [option for option in catalogue if option not in answers and option not in first]
-    rng = _rng(seed, "level2", event["event_id"])
+    rng = seeded_rng(seed, "level2", event["event_id"])
     rng.shuffle(first)
     rng.shuffle(rest)
     options = answers + (first + rest)[:wanted]
-    _rng(seed, "level2-order", event["event_id"]).shuffle(options)
+    seeded_rng(seed, "level2-order", event["event_id"]).shuffle(options)
     return _row(event, 2, options=options)
 
 
@@ -145,7 +140,9 @@ def build_tiers(
 
     def earlier_relations(event: Event) -> list[str]:
         cutoff = event["information_cutoff"]
-        return sorted({option for other in queries if other["resolution_date"] <= cutoff for option in other["answers"]})
+        return sorted(
+            {option for other in queries if other["resolution_date"] <= cutoff for option in other["answers"]}
+        )
 
     def decide(event: Event) -> dict[str, Any] | Drop:
         if event["origin"] == "openforesight":
@@ -156,7 +153,11 @@ def build_tiers(
             return numeric(event, config)
         return Drop("unknown_origin", f"origin {event['origin']!r}")
 
-    rows = apply_step(events, Step(decide, lambda e: e["event_id"], lambda e: f"{e['origin']}:{e['source_id']}"), ledger)
+    rows = apply_step(
+        events, Step(decide, lambda e: e["event_id"], lambda e: f"{e['origin']}:{e['source_id']}"), ledger
+    )
     ledger.extra["level1_without_distractors"] = sum(1 for row in rows if row.pop("_short", None))
-    ledger.extra["questions_by_level"] = {str(level): sum(1 for row in rows if row["level"] == level) for level in TIER_NAMES}
+    ledger.extra["questions_by_level"] = {
+        str(level): sum(1 for row in rows if row["level"] == level) for level in TIER_NAMES
+    }
     return rows, ledger

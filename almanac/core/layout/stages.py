@@ -157,8 +157,12 @@ STAGES: dict[str, StageLayout] = {
     "gdelt_stats": _whole(
         p.stats_report("mirai_stats"), *map(p.plot_file, GDELT_STATS_CSVS), p.metrics_path("gdelt_stats")
     ),
-    "futurex_events": _whole(p.futurex_events(), p.futurex_events_rejects(), p.metrics_path("futurex_events")),
-    "futurex_filter": _whole(p.futurex_filtered(), p.futurex_filter_rejects(), p.metrics_path("futurex_filter")),
+    "futurex_events": _whole(
+        p.futurex_events(), p.futurex_events_rejects(), p.metrics_path("futurex_events")
+    ),
+    "futurex_filter": _whole(
+        p.futurex_filtered(), p.futurex_filter_rejects(), p.metrics_path("futurex_filter")
+    ),
     "futurex_tiers": _whole(
         p.futurex_tiers_dir(),
         p.futurex_tiers_rejects(),

@@ -7,23 +7,13 @@ leading "the", or equal to one of the question's aliases (a person's surname, th
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 
+from almanac.futurex.text import normalise
 from almanac.llm.parsing import choice, one_tag
 from almanac.llm.registry import Task, TaskItem, register
 
 ALIAS_SEPARATOR = " | "
-
-
-def normalise(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
-    words = re.sub(r"[^\w\s]", " ", plain).split()
-    if words and words[0] == "the":
-        words = words[1:]
-    return " ".join(words)
 
 
 def same_answer(gold: str, aliases: Sequence[str], predicted: str) -> bool:

@@ -18,15 +18,23 @@ FLAG, KEEP = "harmful", "acceptable"
 
 RULES: Final = (
     (
-        re.compile(r"\b(subhuman|vermin|inferior (race|people)|ethnic cleansing|racial purity|go back to)\b", re.I),
+        re.compile(
+            r"\b(subhuman|vermin|inferior (race|people)|ethnic cleansing|racial purity|go back to)\b", re.I
+        ),
         "hateful or dehumanising wording",
     ),
     (
-        re.compile(r"\b(hate (group|speech) (win|succeed)|deport all|ban all (muslims|jews|christians|immigrants))\b", re.I),
+        re.compile(
+            r"\b(hate (group|speech) (win|succeed)|deport all|"
+            r"ban all (muslims|jews|christians|immigrants))\b",
+            re.I,
+        ),
         "asks about discrimination against a group as an outcome",
     ),
     (
-        re.compile(r"\bwill\b[^?]*\b(die|be killed|be assassinated|be murdered|be shot|commit suicide)\b", re.I),
+        re.compile(
+            r"\bwill\b[^?]*\b(die|be killed|be assassinated|be murdered|be shot|commit suicide)\b", re.I
+        ),
         "wagers on a person's death or harm",
     ),
 )

@@ -21,7 +21,10 @@ RULES: Final = (
     # "I" by case ("Phase I" aside), the rest in any case; never "us" ("the US").
     (re.compile(r"\bI\b|\b(?i:we|my|our|me)\b"), "speaks in the first person"),
     (
-        re.compile(r"\b(best|worst|favou?rite|overrated|underrated|deserves?|should|better than|most beautiful)\b", re.I),
+        re.compile(
+            r"\b(best|worst|favou?rite|overrated|underrated|deserves?|should|better than|most beautiful)\b",
+            re.I,
+        ),
         "asks for a judgement of taste or merit",
     ),
     (re.compile(r"\b(feel|think|opinion|believe)\b", re.I), "asks for an opinion, not an outcome"),
