@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
@@ -24,7 +24,7 @@ QUESTIONS = {
     },
 }
 NUMERIC = {
-    "n1": {"answer": "41 seats", "article_publish_date": datetime(2025, 6, 7, tzinfo=timezone.utc)},
+    "n1": {"answer": "41 seats", "article_publish_date": datetime(2025, 6, 7, tzinfo=UTC)},
 }
 SOURCES = Sources(QUESTIONS, {"p1": {"042", "036"}}, NUMERIC)
 
@@ -113,7 +113,7 @@ def test_clean_rows_of_every_tier_pass() -> None:
                 ],
             ),
             "distractors_public_by_cutoff",
-        ),  # fmt: skip
+        ),
         (row(1, options=["Ashford", "Kessling United"]), "distractors_public_by_cutoff"),
         (row(3, answers=["Brennford Rovers"]), "sources_traceable"),
         (row(2, answers=["036 b", "190 x"], options=["010 c", "036 b", "190 x"]), "sources_traceable"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -88,7 +88,7 @@ def test_level2_options_are_stable_and_shuffled() -> None:
 
 
 def test_candidate_dates_are_leak_free() -> None:
-    published = datetime(2025, 6, 7, tzinfo=timezone.utc)
+    published = datetime(2025, 6, 7, tzinfo=UTC)
     numeric = {
         "question_id": "n1",
         "question_title": "How many seats will the Alliance win by June 7, 2025?",
