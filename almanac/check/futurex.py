@@ -59,6 +59,11 @@ def check_futurex(
         "each row's answer and dates are those of the row it cites",
         _traced(rows, sources),
     )
+    report.check(
+        "open_answers_not_options",
+        "no Level-3 or Level-4 answer is shown as an option of another question",
+        _open_in_options(rows),
+    )
     report.check("one_tier_per_source", "a source question or day-pair is released once", _once(rows))
     report.check(
         "source_day_cap",
@@ -185,6 +190,22 @@ def _trace_problem(row: Row, sources: Sources) -> str | None:
             return f"answer {answers} / resolution {resolution} differ from {cited['answer']!r} / {published}"
         return None
     return f"unknown origin {origin!r}"
+
+
+def _open_in_options(rows: Sequence[Row]) -> Checked:
+    open_answers: dict[str, str] = {}
+    for row in rows:
+        if row.get("level") in (3, 4):
+            for answer in row.get("answers") or ():
+                open_answers.setdefault(fold(str(answer)), str(row["question_id"]))
+    for row in rows:
+        shown = [
+            open_answers[fold(str(option))]
+            for option in row.get("options") or ()
+            if fold(str(option)) in open_answers
+        ]
+        others = [item for item in shown if item != row["question_id"]]
+        yield row["question_id"], f"an option is the answer of open question {others[0]}" if others else None
 
 
 def _once(rows: Sequence[Row]) -> Checked:

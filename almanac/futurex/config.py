@@ -36,7 +36,7 @@ class FilterConfig:
 
 @dataclass(frozen=True)
 class TierConfig:
-    level1_share: float = 0.5  # share of OpenForesight questions made single-choice (the rest: Level 3)
+    level1_share: float = 0.6  # share of OpenForesight questions made single-choice (the rest: Level 3)
     level1_options: int = 3  # options per Level-1 question, the answer included (FutureX: fewer than 4)
     level2_min_correct: int = 2  # correct options a Level-2 question needs at least
     level2_options: int = 8  # options per Level-2 question, the answers included

@@ -1,10 +1,12 @@
 """``futurex_tiers``: the four FutureX tiers (its section 3.3, Table 2) from the filtered events.
 
-- Level 1 (basic): single choice among fewer than 4 options. An OpenForesight question goes here with
-  probability ``level1_share`` (a seeded content hash, so the rest go to Level 3 and none to both); its
-  distractors are answers of other OpenForesight questions of the same answer class that resolved on or
-  before its cut-off, so no option tells the forecaster anything that was not public. A question with no
-  such answer stays open-ended (Level 3), counted in ``level1_without_distractors``.
+- Level 1 (basic): single choice among fewer than 4 options. An OpenForesight question is drawn for it
+  with probability ``level1_share`` (a seeded content hash, so the rest go to Level 3 and none to both);
+  its distractors are answers of other questions drawn for Level 1, of the same answer class, that
+  resolved on or before its cut-off: no option tells the forecaster anything that was not public, and no
+  open-ended question's answer is shown as an option. A drawn question with no such answer stays
+  open-ended (``level1_without_distractors``) unless its own answer is a distractor elsewhere
+  (``level1_no_distractor``).
 - Level 2 (wide search): a MIRAI query with at least ``level2_min_correct`` relations; every relation is a
   correct option, distractors are relations other queries recorded (then the CAMEO table), shuffled.
 - Level 3 (deep search, low volatility): the other OpenForesight questions, open-ended; aliases for the
@@ -82,24 +84,23 @@ def level1_distractors(event: Event, pool: Sequence[Event], config: TierConfig, 
     return eligible[: config.level1_options - 1]
 
 
-def open_or_choice(event: Event, pool: Sequence[Event], config: TierConfig, seed: int) -> dict[str, Any]:
+def single_choice(event: Event, distractors: Sequence[Event], seed: int) -> dict[str, Any]:
     answer = event["answers"][0]
-    if seeded_fraction(seed, f"level1:{event['event_id']}") < config.level1_share:
-        distractors = level1_distractors(event, pool, config, seed)
-        if distractors:
-            options = [answer, *(other["answers"][0] for other in distractors)]
-            seeded_rng(seed, "level1-order", event["event_id"]).shuffle(options)
-            sources = [
-                {
-                    "question_id": other["source_id"],
-                    "answer": other["answers"][0],
-                    "resolution_date": other["resolution_date"],
-                }
-                for other in distractors
-            ]
-            return _row(event, 1, options=options, distractor_sources=sources)
-        return _row(event, 3, aliases=aliases_of(answer, event["answer_class"]), volatility="low",
-                    _short="level1_without_distractors")  # fmt: skip
+    options = [answer, *(other["answers"][0] for other in distractors)]
+    seeded_rng(seed, "level1-order", event["event_id"]).shuffle(options)
+    sources = [
+        {
+            "question_id": other["source_id"],
+            "answer": other["answers"][0],
+            "resolution_date": other["resolution_date"],
+        }
+        for other in distractors
+    ]
+    return _row(event, 1, options=options, distractor_sources=sources)
+
+
+def open_ended(event: Event) -> dict[str, Any]:
+    answer = event["answers"][0]
     return _row(event, 3, aliases=aliases_of(answer, event["answer_class"]), volatility="low")
 
 
@@ -144,9 +145,28 @@ def build_tiers(
             {option for other in queries if other["resolution_date"] <= cutoff for option in other["answers"]}
         )
 
+    # Level 1 draws its distractors from the questions drawn for Level 1 only: an open-ended question's
+    # answer shown as another question's option would give it away to whoever sees both.
+    chosen = [e for e in foresight if seeded_fraction(seed, f"level1:{e['event_id']}") < config.level1_share]
+    distractors = {e["event_id"]: level1_distractors(e, chosen, config, seed) for e in chosen}
+    used = {other["event_id"] for picked in distractors.values() if picked for other in picked}
+    short = 0
+
     def decide(event: Event) -> dict[str, Any] | Drop:
+        nonlocal short
         if event["origin"] == "openforesight":
-            return open_or_choice(event, foresight, config, seed)
+            picked = distractors.get(event["event_id"])
+            if picked:
+                return single_choice(event, picked, seed)
+            if picked is not None:  # drawn for Level 1, but nothing resolved earlier to offer beside it
+                if event["event_id"] in used:
+                    return Drop(
+                        "level1_no_distractor",
+                        "no earlier answer of its class to offer, and its own answer is a Level-1 "
+                        "distractor, so it cannot be open-ended either",
+                    )
+                short += 1
+            return open_ended(event)
         if event["origin"] == "mirai":
             return multi_choice(event, earlier_relations(event), relation_pool, config, seed)
         if event["origin"] == "numeric":
@@ -156,7 +176,7 @@ def build_tiers(
     rows = apply_step(
         events, Step(decide, lambda e: e["event_id"], lambda e: f"{e['origin']}:{e['source_id']}"), ledger
     )
-    ledger.extra["level1_without_distractors"] = sum(1 for row in rows if row.pop("_short", None))
+    ledger.extra["level1_without_distractors"] = short
     ledger.extra["questions_by_level"] = {
         str(level): sum(1 for row in rows if row["level"] == level) for level in TIER_NAMES
     }

@@ -124,6 +124,14 @@ def test_each_invariant_catches_its_violation(bad: dict[str, Any], invariant: st
     assert invariant in failures([bad])
 
 
+def test_an_id_twice_and_an_open_answer_among_options() -> None:
+    assert "ids_unique" in failures([row(3), row(3, source_id="q9")])
+    # The Level-3 question's answer is shown as the Level-1 question's distractor.
+    open_question = row(3, question_id="t3", source_id="q0", answers=["Brennford Rovers"],
+                        information_cutoff=date(2025, 4, 1), resolution_date=date(2025, 4, 9))  # fmt: skip
+    assert failures([row(1), open_question])["open_answers_not_options"] == {"t1"}
+
+
 def test_a_source_released_twice_and_a_crowded_day() -> None:
     twice = [row(3), row(3, question_id="t3b")]
     assert failures(twice)["one_tier_per_source"] == {"t3", "t3b"}

@@ -63,13 +63,21 @@ def test_each_origin_goes_to_its_tier() -> None:
         "Kessling United",
     ]
     assert by_id["q"]["distractor_sources"][0]["question_id"] == "q-early"
-    assert by_id["early"]["level"] == 3  # nothing resolved before it: stays open-ended
-    assert ledger.extra["level1_without_distractors"] == 1
+    # Nothing resolved before "early": it cannot be single choice, and its answer is q's option, so it
+    # cannot be open-ended either.
+    assert "early" not in by_id
     assert by_id["m"]["level"] == 2 and len(by_id["m"]["options"]) == 5
     assert {"042 a", "036 b"} <= set(by_id["m"]["options"])
     assert by_id["n"]["level"] == 4 and by_id["n"]["sigma"] == pytest.approx(4.1)
-    assert [(r.id, r.reason) for r in ledger.rejects] == [("m1", "too_few_correct_options")]
-    # Level 3 only: the share 0 sends every OpenForesight question to the open-ended tier.
+    assert sorted((r.id, r.reason) for r in ledger.rejects) == [
+        ("early", "level1_no_distractor"),
+        ("m1", "too_few_correct_options"),
+    ]
+    # Drawn for Level 1 with no distractor and no one's distractor: open-ended.
+    rows, ledger = build_tiers([event("q")], TierConfig(level1_share=1.0), 19, CATALOGUE)
+    assert rows[0]["level"] == 3 and ledger.extra["level1_without_distractors"] == 1
+    # Level 3 only: the share 0 sends every OpenForesight question to the open-ended tier, and no
+    # open-ended answer becomes another question's option.
     rows, _ = build_tiers([event("q"), early], TierConfig(level1_share=0.0), 19, CATALOGUE)
     assert {row["level"] for row in rows} == {3}
 
