@@ -147,6 +147,10 @@ def filter_events(
     ledger.items_out = len(current)
     ledger.extra["steps"] = steps
     ledger.extra["judge_roles"] = list(config.judge_roles)
+    # Which backend and model made the verdicts (offline: the rule lists, not a model).
+    ledger.extra["judges"] = {
+        role: f"{llm.role(role).backend}:{llm.role(role).model}" for role in config.judge_roles
+    }
     ledger.extra["vote"] = config.vote
     return current, ledger
 

@@ -56,6 +56,7 @@ def tier_stats(
         },
         "level1_without_distractors": tiers.get("level1_without_distractors", 0),
         "judge_roles": filtered.get("judge_roles", []),
+        "judges": filtered.get("judges", {}),
         "vote": filtered.get("vote", ""),
     }
 
@@ -72,7 +73,8 @@ def stats_markdown(stats: Mapping[str, Any]) -> str:
         lines += [f"| {stage} | {reason} | {count} |" for reason, count in reasons.items()]
     lines += [
         "",
-        f"Judge roles: {', '.join(stats['judge_roles'])} (vote: {stats['vote']}). OpenForesight questions"
+        f"Judge roles: {', '.join(f'{r} ({b})' for r, b in stats['judges'].items())} (vote: {stats['vote']})."
+        " OpenForesight questions"
         " drawn for Level 1 with no earlier-resolved distractor, kept open-ended:"
         f" {stats['level1_without_distractors']}.",
         "",
