@@ -355,6 +355,42 @@ def mirai_rejects(month: str) -> Path:
     return MIRAI / "rejects" / f"{month}.parquet"
 
 
+# ---- FutureX-style tiered question sets ----
+
+FUTUREX = DATA / "futurex"
+
+
+def futurex_events() -> Path:
+    """Candidate events from the released OpenForesight and MIRAI rows and the numeric answer-type rejects."""
+    return FUTUREX / "events.parquet"
+
+
+def futurex_events_rejects() -> Path:
+    return FUTUREX / "events_rejects.parquet"
+
+
+def futurex_filtered() -> Path:
+    """The events the harmful, subjective, yes/no and per-source-day filters kept."""
+    return FUTUREX / "filtered.parquet"
+
+
+def futurex_filter_rejects() -> Path:
+    return FUTUREX / "filter_rejects.parquet"
+
+
+def futurex_tiers_dir() -> Path:
+    """``level<1..4>.parquet``: the four tiers, the released rows of the futurex style."""
+    return FUTUREX / "tiers"
+
+
+def futurex_tier(level: int) -> Path:
+    return futurex_tiers_dir() / f"level{level}.parquet"
+
+
+def futurex_tiers_rejects() -> Path:
+    return FUTUREX / "tiers_rejects.parquet"
+
+
 # ---- raw inputs, as params.yaml configures them ----
 
 
