@@ -10,7 +10,7 @@ from almanac.core.layout import METRICS, futuresim_questions_dir, stats_report
 from almanac.core.metrics import write_metrics
 from almanac.core.stage import end_stage, parse_stage_args
 from almanac.foresight.split import SPLITS
-from almanac.futuresim.funnel import futuresim_funnel
+from almanac.reports.futuresim_funnel import futuresim_funnel
 
 STAGE = "futuresim_funnel"
 

@@ -1,4 +1,4 @@
-"""DVC stage ``futurex_tiers``: the four FutureX tiers from the filtered events, their funnel and counts."""
+"""DVC stage ``futurex_tiers``: the four FutureX tiers from the filtered events (funnel: futurex_stats)."""
 
 from __future__ import annotations
 
@@ -7,20 +7,17 @@ import time
 
 import pyarrow as pa
 
-from almanac.core.io import atomic_dir, read_json, read_parquet, write_parquet, write_text
+from almanac.core.io import atomic_dir, read_parquet, write_parquet
 from almanac.core.layout import (
     futurex_filtered,
     futurex_tiers_dir,
     futurex_tiers_rejects,
     metrics_path,
-    stats_report,
 )
-from almanac.core.metrics import write_metrics
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.futurex.config import parse_futurex
 from almanac.futurex.draws import relation_option
 from almanac.futurex.schema import EVENT_SCHEMA, LEVELS, tier_table
-from almanac.futurex.stats import stats_markdown, tier_stats
 from almanac.futurex.tiers import TIERS_STAGE, build_tiers
 from almanac.mirai.cameo import CAMEO_CODES, SECOND_LEVEL_CODES
 
@@ -32,18 +29,12 @@ def main() -> int:
     events = read_parquet(futurex_filtered(), EVENT_SCHEMA).to_pylist()
     catalogue = [relation_option(code, CAMEO_CODES) for code in sorted(SECOND_LEVEL_CODES)]
     rows, ledger = build_tiers(events, config.tiers, config.seed, catalogue)
-    metrics = ledger.metrics()
-    stats = tier_stats(
-        rows, read_json(metrics_path("futurex_events")), read_json(metrics_path("futurex_filter")), metrics
-    )
     tables: dict[int, pa.Table] = {
         level: tier_table([row for row in rows if row["level"] == level]) for level in LEVELS
     }
     with atomic_dir(futurex_tiers_dir()) as staging:
         for level, table in tables.items():
             write_parquet(table, staging / f"level{level}.parquet")
-    write_metrics(stats, stats_report("futurex_stats", ".json"))
-    write_text(stats_markdown(stats), stats_report("futurex_stats"))
     finish_stage(ledger, started, futurex_tiers_rejects(), metrics_path(TIERS_STAGE))
     return 0
 

@@ -53,5 +53,6 @@ STEPS: Final = (
 RECIPE: Final = Recipe(
     "futurex",
     STEPS,
+    reports=("futurex_stats",),
     uses=("foresight_split", "foresight_leakage", "foresight_answer_type", "gdelt_clean"),
 )

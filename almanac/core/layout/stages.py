@@ -182,9 +182,8 @@ STAGES: dict[str, StageLayout] = {
         p.futurex_tiers_dir(),
         p.futurex_tiers_rejects(),
         p.metrics_path("futurex_tiers"),
-        p.stats_report("futurex_stats"),
-        p.stats_report("futurex_stats", ".json"),
     ),
+    "futurex_stats": _whole(p.stats_report("futurex_stats"), p.stats_report("futurex_stats", ".json")),
     **{f"check_{style}": _check(style) for style in (*REPORT_SERIES, "futurex")},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},
 }

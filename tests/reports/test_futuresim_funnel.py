@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from almanac.futuresim.funnel import futuresim_funnel
+from almanac.reports.futuresim_funnel import futuresim_funnel
 
 
 def _metrics(folder: Path, stage: str, items_in: int, by_reason: dict[str, int]) -> None:

@@ -1,4 +1,4 @@
-"""The FutureX funnel and tier counts: ``reports/futurex_stats.{json,md}`` (written by futurex_tiers).
+"""The FutureX funnel and tier counts: ``reports/futurex_stats.{json,md}`` (the ``futurex_stats`` stage).
 
 The funnel reads the metrics of ``futurex_events`` and ``futurex_filter`` (each filter step's own counts)
 and the tiers' ledger; it refuses counts that do not chain (each step's input is the previous output).
