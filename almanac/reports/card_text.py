@@ -59,7 +59,10 @@ CARD_TEXTS: dict[str, CardText] = {
         "article's last possible publish day, 512-token chunks and a BM25 index (tantivy) whose every "
         "query is capped by date; each released question gets its top-k chunks from articles available "
         "up to one month before its resolution date (`data/foresight/retrieval/`, each row naming the "
-        "retrieval backend that made it).",
+        "retrieval backend that made it). A FutureSim-style question set (`data/futuresim/questions/`) "
+        "re-dates each released question to the earliest day a capped search made its answer inferable "
+        "(judged-correct answers only, up to `futuresim.repair.passes` passes) and drops questions answered "
+        "confidently months early (stale) or still missed after resolution (likely label noise).",
         uses="Training and evaluating forecasting systems on free-form questions about events after a "
         "model's knowledge cutoff; studying calibration on short-answer questions." + FUTUREX_NOTE,
         out_of_scope="Questions are machine-written from one article each; they are not verified by people "
