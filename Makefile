@@ -7,7 +7,7 @@ PYTHON ?= python3
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: setup repro test test-fast lint bench clean-data
+.PHONY: setup repro test test-fast lint bench clean-data ray-up ray-down
 
 setup: $(STAMP)
 
@@ -40,6 +40,15 @@ bench: setup
 	python -m bench.cli_startup
 	python -m bench.futuresim_search
 	python -m bench.noop_repro   # after `make repro`: times a no-op `dvc repro` of the built sample
+	python -m bench.ray_dedup $(RAY_BENCH)   # `make bench RAY_BENCH=--large` adds 200k articles (minutes)
+
+# One local Ray runtime for a whole `dvc repro` (README "Ray"): 127.0.0.1 only, token auth, recorded in
+# .ray/cluster.json; stages join it when params.yaml says `ray.address: auto`. ray-down stops only it.
+ray-up: setup
+	python -m almanac.core.ray_cli up
+
+ray-down:
+	python -m almanac.core.ray_cli down
 
 clean-data:
 	rm -rf data/ingest data/articles data/dedup

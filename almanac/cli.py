@@ -122,7 +122,9 @@ def _parser() -> argparse.ArgumentParser:
 
     # The scorer keeps its own options (python -m almanac.mirai.score); `almanac score --help` lists them.
     score = commands.add_parser(
-        "score", help="score MIRAI-style relation forecasts against a month's queries", add_help=False
+        "score",
+        help="score MIRAI-style relation forecasts against a month's queries ('score futurex': the tiers)",
+        add_help=False,
     )
     score.set_defaults(run=_score)
     return parser
@@ -249,7 +251,10 @@ def _check(args: argparse.Namespace) -> int:
     from almanac.core.params import load_params
     from almanac.reports.styles import get_style
 
-    styles = list(STYLES) if args.style == ALL else [get_style(args.style).name]
+    if args.style == ALL:
+        styles = list(STYLES)
+    else:  # futuresim and futurex are checked, not report styles; other names go through the report table
+        styles = [args.style if args.style in STYLES else get_style(args.style).name]
     reports = run_checks(styles, args.month, load_params(args.params), splits_dir=args.splits)
     for report in reports:
         print("\n".join(report.lines()))
@@ -292,6 +297,10 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
+    if args.score_args[:1] == ["futurex"]:
+        from almanac.futurex.score import main as futurex_main
+
+        return futurex_main(["--params", args.params, *args.score_args[1:]], prog="almanac score futurex")
     from almanac.mirai.score import main as score_main
 
     # The global --params first, so a --params after `score` wins.

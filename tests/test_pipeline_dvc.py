@@ -49,10 +49,25 @@ def test_every_released_row_passes_almanac_check(built: Path) -> None:
     """The sample build's splits hold every invariant; the check stages wrote their counts."""
     result = run([str(BIN / "almanac"), "check", "all"], built)
     assert result.stdout.rstrip().endswith("check: ok"), result.stdout
-    for style in ("openforesight", "openforecast", "mirai"):
+    for style in ("openforesight", "openforecast", "mirai", "futuresim", "futurex"):
         summary = json.loads((built / f"reports/check/{style}.json").read_text())
         assert summary["ok"] and summary["rows"] > 0, style
         assert all(item["checked"] > 0 and item["violations"] == 0 for item in summary["invariants"].values())
+
+
+def test_the_sample_builds_futurex_tiers(built: Path) -> None:
+    """Levels 1-3 are non-empty on the sample; Level 4 is empty because the offline validator already
+    rejects numeric answers, so the answer-type filter drops none as numeric (README says so)."""
+    counts = {
+        level: pq.read_table(built / f"data/futurex/tiers/level{level}.parquet").num_rows
+        for level in (1, 2, 3, 4)
+    }
+    assert counts[1] > 0 and counts[2] > 0 and counts[3] > 0 and counts[4] == 0, counts
+    stats = json.loads((built / "reports/futurex_stats.json").read_text())
+    assert [row["step"] for row in stats["funnel"]] == [
+        "candidate events", "harmful", "subjective", "yes_no", "source_day_cap", "tiers"
+    ]  # fmt: skip
+    assert stats["funnel"][-1]["out"] == sum(counts.values())
 
 
 def test_second_repro_is_a_no_op(built: Path) -> None:

@@ -1,25 +1,29 @@
-"""The Ray paths: a local instance shared by the tests, and a real `ray start --head` cluster."""
+"""The Ray paths: a local instance shared by the tests, and the project cluster (`make ray-up`) with two nodes."""
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import ipaddress
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
+import pyarrow as pa
 import pytest
 
 from almanac.core.parallel import RayConfig, init_ray, parallel_map
-from tests.support.project import BIN, make_project, output_digests, run
+from almanac.core.ray_cluster import add_node, read_cluster, start_cluster, stop_cluster
+from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
+from tests.support.project import make_project, output_digests, run
+from tests.test_dedup import article, edit, random_text
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a real Ray instance takes ~15 s to start
 
@@ -41,15 +45,38 @@ def local_ray() -> Iterator[None]:
 
 def test_parallel_map_on_local_ray_matches_serial_in_order(local_ray: None) -> None:
     items = list(range(12))
-    config = RayConfig(max_in_flight=3)
+    config = RayConfig(max_in_flight=3, min_seconds=0)
     assert parallel_map(slow_square, items, config) == parallel_map(
         slow_square, items, RayConfig(executor="serial")
     )
 
 
 def test_parallel_map_runs_on_ray_workers(local_ray: None) -> None:
-    pids = set(parallel_map(_worker_pid, list(range(4)), RayConfig()))
+    pids = set(parallel_map(_worker_pid, list(range(4)), RayConfig(min_seconds=0)))
     assert os.getpid() not in pids
+
+
+def _scaled(value: int, factor: int) -> tuple[int, int]:
+    return value * factor, os.getpid()
+
+
+def test_a_partial_runs_on_ray_workers(local_ray: None) -> None:
+    # Ray's decorator takes functions only; a functools.partial goes through a module-level trampoline.
+    found = parallel_map(functools.partial(_scaled, factor=3), list(range(6)), RayConfig(min_seconds=0))
+    assert [value for value, _ in found] == [0, 3, 6, 9, 12, 15]
+    assert os.getpid() not in {pid for _, pid in found}
+
+
+def _slow_first_pid(value: int) -> tuple[int, int]:
+    time.sleep(0.5 if value == 0 else 0.0)
+    return value * value, os.getpid()
+
+
+def test_work_estimated_over_min_seconds_runs_the_rest_on_ray(local_ray: None) -> None:
+    # The first item runs here and takes 0.5 s: x 8 items = 4 s >= 1 s, so items 1-7 go to Ray workers.
+    found = parallel_map(_slow_first_pid, list(range(8)), RayConfig(min_seconds=1))
+    assert [square for square, _ in found] == [value * value for value in range(8)]
+    assert found[0][1] == os.getpid() and os.getpid() not in {pid for _, pid in found[1:]}
 
 
 def _worker_pid(_: int) -> int:
@@ -80,7 +107,7 @@ def _loopback(ip: str) -> bool:
 def test_local_ray_listens_on_loopback_only_with_token_auth(local_ray: None) -> None:
     from ray._raylet import AuthenticationMode, get_authentication_mode  # type: ignore[attr-defined]
 
-    parallel_map(_worker_pid, list(range(4)), RayConfig())  # worker processes are up and listening
+    parallel_map(_worker_pid, list(range(4)), RayConfig(min_seconds=0))  # workers are up and listening
     listeners = _ray_listeners()
     assert {"gcs_server", "raylet"} <= set(listeners), listeners
     assert {name: ips for name, ips in listeners.items() if not all(map(_loopback, ips))} == {}
@@ -128,59 +155,134 @@ def test_local_ray_ignores_ray_address_and_refuses_a_wrong_token(tmp_path: Path)
     assert list(home.iterdir()) == []
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def ray_cluster() -> Iterator[str]:
-    """`ray start --head --block` on 127.0.0.1; terminating the process stops the whole cluster."""
-    port = _free_port()
-    temp_dir = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short path: Ray's sockets live there
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
-    command = [
-        str(BIN / "ray"), "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
-        "--port", str(port), "--num-cpus", "2", "--include-dashboard", "false",
-        "--object-store-memory", str(200 * 2**20), "--temp-dir", temp_dir, "--disable-usage-stats",
-    ]  # fmt: skip
-    head = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    address = f"127.0.0.1:{port}"
+@pytest.fixture(scope="module")
+def project_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The project cluster of ``make ray-up`` plus a worker node: two `ray start` processes, 1 CPU each."""
+    root = tmp_path_factory.mktemp("cluster")
+    start_cluster(root, num_cpus=1, object_store_mb=100)
+    cluster = add_node(root, num_cpus=1, object_store_mb=100)
+    started = [psutil.Process(node.pid) for node in cluster.nodes]
+    tree = [*started, *(child for node in started for child in node.children(recursive=True))]
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if head.poll() is not None:
-                raise RuntimeError(f"ray start exited: {head.stdout.read() if head.stdout else ''}")
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.5)
-        yield address
+        yield root
     finally:
-        head.terminate()
-        try:
-            head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            head.kill()
+        stop_cluster(root)
+        assert [process.pid for process in tree if process.is_running()] == []
+        assert not Path(cluster.temp_dir).exists() and not (root / ".ray" / "cluster.json").exists()
 
 
-def test_stages_on_a_ray_cluster_match_the_serial_run(ray_cluster: str, tmp_path: Path) -> None:
+def test_project_cluster_listens_on_loopback_only_with_token_auth(project_cluster: Path) -> None:
+    cluster = read_cluster(project_cluster)
+    assert cluster.address.startswith("127.0.0.1:") and len(cluster.nodes) == 2
+    listeners: dict[str, set[str]] = {}
+    for node in cluster.nodes:
+        head = psutil.Process(node.pid)
+        assert head.environ()["RAY_AUTH_MODE"] == "token"
+        for process in [head, *head.children(recursive=True)]:
+            for connection in process.net_connections(kind="inet"):
+                if connection.status == psutil.CONN_LISTEN or connection.type == socket.SOCK_DGRAM:
+                    listeners.setdefault(process.name(), set()).add(connection.laddr.ip)
+    assert {"gcs_server", "raylet"} <= set(listeners), listeners
+    assert {name: ips for name, ips in listeners.items() if not all(map(_loopback, ips))} == {}
+    assert (project_cluster / ".ray").stat().st_mode & 0o077 == 0
+    assert (project_cluster / ".ray" / "cluster.json").stat().st_mode & 0o077 == 0
+
+
+def dedup_corpus() -> pa.Table:
+    """Two months of articles with planted near-duplicates (edited copies) and exact re-crawls."""
+    rows = []
+    for index in range(240):
+        month = "2025-04" if index % 2 else "2025-05"
+        text = random_text(index)
+        rows.append(article(text, f"https://a{index % 7}.example/{index}", 1 + index % 28, month))
+        if index % 5 == 0:  # an edited copy, later, on another site: dropped as a near-duplicate
+            copy = edit(text, 0.03, index)
+            rows.append(article(copy, f"https://b.example/{index}", 1 + (index + 3) % 28, month))
+        if index % 17 == 0:  # the same URL and text again: dropped as a duplicate id
+            rows.append(article(text, f"https://a{index % 7}.example/{index}", 1 + index % 28, month))
+    return table_from_rows(rows, ARTICLE_SCHEMA)
+
+
+DEDUP_ON_CLUSTER = """
+import json, sys, time
+import ray
+from almanac.core.io import write_json, write_month_partitions, write_parquet
+from almanac.core.parallel import RayConfig, parallel_map
+from almanac.dedup.near_duplicates import DedupConfig, deduplicate
+from tests.test_ray import dedup_corpus
+
+def node_of(_):  # defined here: Ray ships __main__ functions by value (workers cannot import tests/)
+    time.sleep(0.5)  # long enough that one node's single CPU cannot take every task in turn
+    return ray.get_runtime_context().get_node_id()
+
+months = ["2025-04", "2025-05"]
+articles = dedup_corpus()
+runs = {
+    "serial": RayConfig(executor="serial"),
+    "cluster": RayConfig(address="auto", min_seconds=0, max_in_flight=12),
+}
+for name, ray_config in runs.items():
+    # 25 articles per signing task: 12 tasks, all queued at once, spread over both single-CPU nodes.
+    kept, ledger = deduplicate(articles, months, DedupConfig(docs_per_task=25), ray_config)
+    write_month_partitions(kept, f"{name}/articles", months, "publish_month")
+    write_parquet(ledger.rejects_table(), f"{name}/rejects.parquet")
+    write_json(ledger.metrics(), f"{name}/metrics.json")
+nodes = set(parallel_map(node_of, list(range(8)), runs["cluster"]))
+alive = [node for node in ray.nodes() if node["Alive"]]
+print(json.dumps({"task_nodes": len(nodes), "alive_nodes": len(alive), "address": ray.get_runtime_context().gcs_address}))
+"""
+
+
+def _tree_digests(root: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_dedup_on_a_two_node_cluster_is_byte_identical_to_in_process(project_cluster: Path) -> None:
+    work = project_cluster / "dedup"
+    work.mkdir()
+    shutil.copytree(project_cluster / ".ray", work / ".ray")  # `auto` reads the project's cluster file
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), "RAY_ADDRESS": "127.0.0.1:9"}
+    env.pop("RAY_AUTH_TOKEN", None)  # the token comes from the cluster file only
+    done = subprocess.run(
+        [sys.executable, "-c", DEDUP_ON_CLUSTER],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["alive_nodes"] == 2 and found["task_nodes"] == 2, found
+    assert found["address"] == read_cluster(project_cluster).address
+    serial = _tree_digests(work / "serial")
+    assert {"articles/2025-04.parquet", "articles/2025-05.parquet", "rejects.parquet"} <= set(serial)
+    assert _tree_digests(work / "cluster") == serial
+    metrics = json.loads((work / "serial" / "metrics.json").read_text())
+    assert metrics["rejected_by_reason"]["near_duplicate"] > 0, metrics
+
+
+def test_stages_on_the_project_cluster_match_the_serial_run(project_cluster: Path, tmp_path: Path) -> None:
     serial = make_project(tmp_path / "serial", ray__executor="serial")
     for month in ("2025-04", "2025-05", "2025-06"):
         run([sys.executable, "-m", "stages.ccnews_ingest", "--month", month], serial)
     run([sys.executable, "-m", "stages.dedup"], serial)
-    # On the cluster: one month's ingest (the other months copied over) and the cross-month dedup.
-    clustered = make_project(tmp_path / "cluster", ray__address="auto", ray__executor="ray")
+    # On the cluster: one month's ingest (the other months copied over) and the cross-month dedup,
+    # both joining the one runtime `make ray-up` started, not one each.
+    clustered = make_project(
+        tmp_path / "cluster", ray__address="auto", ray__executor="ray", ray__min_seconds=0
+    )
+    shutil.copytree(project_cluster / ".ray", clustered / ".ray")
     for month in ("2025-04", "2025-06"):
         shutil.copytree(serial / "data/ingest" / month, clustered / "data/ingest" / month)
-    stage_env = {"RAY_ADDRESS": ray_cluster, "RAY_AUTH_MODE": "disabled"}
-    ingest = run(
-        [sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], clustered, extra_env=stage_env
-    )
-    run([sys.executable, "-m", "stages.dedup"], clustered, extra_env=stage_env)
-    # Ray reports the node's own address for the GCS; the port identifies the cluster this test started.
-    port = ray_cluster.rsplit(":", 1)[1]
-    assert re.search(rf"joined Ray cluster at [\d.]+:{port} \(2 CPUs\)", ingest.stderr), ingest.stderr
+    ingest = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], clustered)
+    dedup = run([sys.executable, "-m", "stages.dedup"], clustered)
+    address = read_cluster(project_cluster).address
+    assert f"joined Ray cluster at {address} (2 CPUs)" in ingest.stderr, ingest.stderr
     digests = output_digests(serial)
     assert digests and output_digests(clustered) == digests
+    assert "started local Ray" not in ingest.stderr + dedup.stderr

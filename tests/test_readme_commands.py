@@ -30,6 +30,8 @@ NOT_RUN = {
     "make repro": "setup is what CI's .ci/run does; its `dvc repro` half is the sample build itself",
     "make test": "the test suite is what runs this test",
     "make bench": "benchmarks take minutes at 10x input; `make bench` is their own entry point",
+    "make ray-up": "starts a Ray cluster: tests/test_ray.py starts, joins and stops the same cluster",
+    "make ray-down": "stops the cluster `make ray-up` started (tests/test_ray.py)",
     "HF_TOKEN=": "pushes to the Hugging Face Hub: needs the network and a token",
     ".venv/bin/python -m almanac.ccnews.download": "downloads from data.commoncrawl.org (tested on loopback)",
 }

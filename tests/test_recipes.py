@@ -1,4 +1,4 @@
-"""Each style's recipe table (almanac/{foresight,events,mirai}/recipe.py) against dvc.yaml, the funnels and README.
+"""Each style's recipe table (almanac/{foresight,events,mirai,futurex}/recipe.py) against dvc.yaml, the funnels and README.
 
 The table is the one place a style's stage order is written; these tests fail when dvc.yaml's data deps,
 a funnel or README's stage tables disagree with it.
@@ -19,13 +19,14 @@ from almanac.core.recipe import CORPUS, Recipe, Step
 from almanac.events.recipe import RECIPE as OPENFORECAST
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
 from almanac.futuresim.recipe import RECIPE as FUTURESIM
+from almanac.futurex.recipe import RECIPE as FUTUREX
 from almanac.mirai.recipe import RECIPE as MIRAI
 from almanac.reports import mirai, openforecast, openforesight
 from almanac.reports.foresight_funnel import OPENFORESIGHT_FUNNEL
 from tests.test_layout_dvc import DVC, EXPANDED, PRODUCED, _paths, _related
 
 ROOT = Path(__file__).resolve().parents[1]
-RECIPES = (OPENFORESIGHT, OPENFORECAST, MIRAI, FUTURESIM)
+RECIPES = (OPENFORESIGHT, OPENFORECAST, MIRAI, FUTURESIM, FUTUREX)
 BY_STYLE = {recipe.style: recipe for recipe in RECIPES}
 
 
@@ -127,10 +128,22 @@ def test_funnels_are_the_recipes_funnel_steps_in_order() -> None:
     assert [s.label for s in OPENFORESIGHT_FUNNEL] == [s.label for s in funnel]
     assert OPENFORESIGHT_FUNNEL[0].produces == "candidates"
     assert OPENFORESIGHT_FUNNEL[0].source_label == "Source articles"
-    for module, recipe in ((openforesight, OPENFORESIGHT), (openforecast, OPENFORECAST), (mirai, MIRAI)):
+    for module, recipe in (
+        (openforesight, OPENFORESIGHT),
+        (openforecast, OPENFORECAST),
+        (mirai, MIRAI),
+    ):  # FutureX: no report
         assert [s.stage for s in module.FUNNEL] == [s.stage for s in recipe.funnel()], recipe.style
         assert [s.unit for s in module.FUNNEL] == [s.unit for s in recipe.funnel()], recipe.style
         assert [s.per_month for s in module.FUNNEL] == [s.per_month for s in recipe.funnel()], recipe.style
+
+
+def test_uses_names_stages_of_other_recipes() -> None:
+    for recipe in RECIPES:
+        others = {stage for other in RECIPES if other is not recipe for stage in other.stages}
+        assert set(recipe.uses) <= others, recipe.style
+        used = set().union(*(PRODUCERS[stage] for stage in recipe.stages))
+        assert set(recipe.uses) <= used, f"{recipe.style}: uses names a stage no step reads"
 
 
 def test_a_table_refuses_a_step_reading_a_later_or_repeated_step() -> None:

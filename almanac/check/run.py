@@ -8,15 +8,18 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from almanac.check.futuresim import check_futuresim
+from almanac.check.futurex import Sources, check_futurex
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, split_months
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import cutoff_months
 from almanac.core import layout
+from almanac.core.ids import content_id
 from almanac.reports.visibility import prompt_fields
 
-STYLES = ("openforesight", "openforecast", "mirai")
+STYLES = ("openforesight", "openforecast", "mirai", "futuresim", "futurex")
 ALL = "all"
 SPLITS = ("train", "validation", "test")
 ARTICLE_DATE_COLUMNS = ("url", "publish_date", "crawl_date", "date_precision", "date_source")
@@ -43,6 +46,10 @@ def check_style(
         return _openforecast(root, month, params)
     if style == "mirai":
         return _mirai(root, month, params)
+    if style == "futuresim":
+        return _futuresim(root, month, params)
+    if style == "futurex":
+        return _futurex(root, month, params)
     raise ValueError(f"unknown style {style!r}; one of {', '.join(STYLES)} or {ALL}")
 
 
@@ -123,6 +130,60 @@ def _mirai(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     return check_mirai(
         rows, recorded_from_quads(quads), months, month, Thresholds.from_params(params), frozenset(texts)
     )
+
+
+def _futuresim(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    folder = root / layout.futuresim_questions_dir()
+    files = [folder / f"{split}.parquet" for split in SPLITS if (folder / f"{split}.parquet").is_file()]
+    _require(files, f"FutureSim question files under {folder}/")
+    rows = [row for path in files for row in _rows(path, _split_dir=path.stem)]
+    evidence_path = folder / "evidence.parquet"
+    evidence = _rows(evidence_path) if evidence_path.is_file() else []
+    if month != ALL:
+        rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
+        kept = {row["question_id"] for row in rows}
+        evidence = [row for row in evidence if row["question_id"] in kept]
+    articles = {
+        str(row["id"]): row["publish_date"].date()
+        for path in sorted((root / layout.articles_dir()).glob("*.parquet"))
+        for row in _rows(path, ["id", "publish_date"])
+        if row["publish_date"] is not None
+    }
+    return check_futuresim(rows, evidence, split_months(params), articles, scope=month)
+
+
+def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    files = sorted((root / layout.futurex_tiers_dir()).glob("level*.parquet"))
+    _require(files, "FutureX tier files under data/futurex/tiers/")
+    rows = [row for path in files for row in _rows(path, _file_level=path.stem.removeprefix("level"))]
+    for row in rows:
+        row["_file_level"] = int(row["_file_level"])
+    if month != ALL:
+        rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
+    folder = root / layout.foresight_splits_dir()
+    questions = {
+        str(row["question_id"]): row
+        for split in SPLITS
+        for path in sorted((folder / split).glob("*.parquet"))
+        for row in _rows(path, ["question_id", "answer", "question_start_date", "resolution_date"])
+    }
+    day_pairs: dict[str, set[str]] = {}
+    for quad in _rows(root / layout.gdelt_quads(), ["date", "subject", "relation", "object"]):
+        pair = content_id(quad["date"].isoformat(), str(quad["subject"]), str(quad["object"]))
+        day_pairs.setdefault(pair, set()).add(str(quad["relation"]))
+    section = params.get("futurex") or {}
+    reasons = set((section.get("events") or {}).get("numeric_reasons") or ("answer_class_numeric",))
+    numeric: dict[str, dict[str, Any]] = {}
+    for name in (str(month) for month in params.get("months") or ()):
+        rejects = root / layout.foresight_rejects("answer_type", name)
+        if not rejects.is_file():
+            continue
+        wanted = {row["id"] for row in _rows(rejects, ["id", "reason"]) if row["reason"] in reasons}
+        if wanted:
+            leakage = _rows(root / layout.foresight_path("leakage", name))
+            numeric.update({row["question_id"]: row for row in leakage if row["question_id"] in wanted})
+    cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
+    return check_futurex(rows, Sources(questions, day_pairs, numeric), cap, scope=month)
 
 
 def run_checks(

@@ -1,41 +1,56 @@
-"""Ray runtime: local by default, an existing cluster when ``ray.address`` is set, serial for tests.
+"""Ray runtime: in-process below a size threshold, else a private local Ray, the project's cluster or any.
 
 The same stage code runs on every path: stages call :func:`parallel_map` with a module-level
 function and a list of work items and get results back in input order (which keeps outputs
-byte-identical however many workers ran).
+byte-identical however many workers ran, and on which executor).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import ipaddress
 import logging
 import os
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from almanac.core.progress import Bar, progress
+from almanac.core.ray_cluster import LOOPBACK, read_cluster, use_loopback_and_token
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 EXECUTORS = ("ray", "serial")
+PROJECT_CLUSTER = "auto"
 _log = logging.getLogger("almanac.ray")
-LOOPBACK = "127.0.0.1"
 
 
 @dataclass(frozen=True)
 class RayConfig:
-    address: str = ""  # "" = start Ray locally; "auto" or "ray://host:10001" = join a cluster
-    num_cpus: int = 0  # local only; 0 = every core of this machine
+    address: str = ""  # "" = private local Ray; "auto" = the project's `make ray-up` cluster; or an address
+    num_cpus: int = 0  # local and `make ray-up` only; 0 = every core of this machine
     object_store_mb: int = 512  # small machines: the default (30% of RAM) starves the workers
     executor: str = "ray"  # "ray" or "serial" (no Ray at all: tests, debugging)
     max_in_flight: int = 0  # tasks submitted at once; 0 = twice the cluster's CPUs
+    min_items: int = 2  # a call with fewer work items runs in-process, without starting or joining Ray
+    min_seconds: float = 30.0  # ... and so does one whose work is estimated shorter in-process (0 = no pilot)
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
             raise ValueError(f"ray.executor must be one of {EXECUTORS}, got {self.executor!r}")
+        if self.min_items < 0 or self.min_seconds < 0:
+            raise ValueError("ray.min_items and ray.min_seconds must be >= 0")
+
+    def runs_in_process(self, items: int) -> bool:
+        """Whether ``items`` work items run here: serial executor, or too few to pay for Ray."""
+        return self.executor == "serial" or items < max(2, self.min_items)
 
 
 def init_ray(config: RayConfig) -> None:
@@ -45,11 +60,20 @@ def init_ray(config: RayConfig) -> None:
     if ray.is_initialized():
         return
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    if config.address:
-        context: Any = ray.init(address=config.address, logging_level=logging.WARNING, log_to_driver=True)
+    if config.address == PROJECT_CLUSTER:
+        # Only the cluster `make ray-up` recorded for this project: Ray's own "auto" would take
+        # RAY_ADDRESS or the cluster last started anywhere on the machine.
+        cluster = read_cluster(Path())
+        use_loopback_and_token(cluster.token)
+        context: Any = ray.init(address=cluster.address, logging_level=logging.WARNING, log_to_driver=True)
         _log.info("joined Ray cluster at %s (%s)", context.address_info.get("gcs_address"), _cpus())
         return
-    _private_local_ray()
+    if config.address:
+        context = ray.init(address=config.address, logging_level=logging.WARNING, log_to_driver=True)
+        _log.info("joined Ray cluster at %s (%s)", context.address_info.get("gcs_address"), _cpus())
+        return
+    # The token comes from the environment (RAY_AUTH_TOKEN) or is made here, for this process only.
+    use_loopback_and_token(os.environ.get("RAY_AUTH_TOKEN") or secrets.token_hex(32))
     # address="local": never join a cluster found through RAY_ADDRESS or /tmp/ray (only ray.address does).
     context = ray.init(
         address="local",
@@ -67,28 +91,6 @@ def init_ray(config: RayConfig) -> None:
     _log.info("started local Ray on %s (%s)", node_ip, _cpus())
 
 
-def _private_local_ray() -> None:
-    """Loopback-only listeners and Ray's token auth for the instance this process starts.
-
-    Ray swaps a loopback ``_node_ip_address`` for the machine's routable IP, and its GCS, raylet,
-    object manager and workers then listen on every interface; with Ray's "no multi-node cluster"
-    switch off it keeps the loopback IP and binds each listener there. The token comes from the
-    environment (``RAY_AUTH_TOKEN``) or is made here, for this process and its Ray children only, so
-    nothing is written to ``~/.ray``.
-    """
-    from ray._private import ray_constants
-    from ray._raylet import AuthenticationTokenLoader, Config  # type: ignore[attr-defined]
-
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # what ray_constants reads at import
-    ray_constants.ENABLE_RAY_CLUSTER = False  # the same switch, for a Ray imported before this call
-    os.environ["RAY_AUTH_MODE"] = "token"
-    if not os.environ.get("RAY_AUTH_TOKEN"):
-        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
-    # Ray caches its config and token at import; re-read both so this process uses the token too.
-    Config.initialize("")
-    AuthenticationTokenLoader.instance().reset_cache()
-
-
 def _cpus() -> str:
     import ray
 
@@ -99,13 +101,17 @@ def _cpus() -> str:
 def parallel_map(
     fn: Callable[[T], R], items: Sequence[T], config: RayConfig, desc: str = "", unit: str = "task"
 ) -> list[R]:
-    """``[fn(item) for item in items]``, spread over Ray workers unless the executor is serial.
+    """``[fn(item) for item in items]``, spread over Ray workers when the work is big enough to pay.
 
-    A single item also runs in-process: there is nothing to parallelise, and starting Ray would
-    cost seconds (the results are the same either way). A progress bar (``desc``, default the function's
-    name) counts finished items in this process; Ray workers draw none (their stderr is no TTY).
+    In-process, without importing Ray: the serial executor, fewer than ``ray.min_items`` items (always
+    a single item), and work estimated under ``ray.min_seconds`` in-process (the first item runs here
+    and is timed; its time x the number of items is the estimate). Starting or joining a runtime costs
+    seconds that little work does not earn back; the results are the same on every path, in input
+    order. A progress bar (``desc``, default the function's name) counts finished items in this
+    process; Ray workers draw none (their stderr is no TTY).
     """
-    bar: Bar[None] = progress(desc=desc or fn.__name__.lstrip("_"), unit=unit, total=len(items))
+    name = desc or getattr(fn, "__name__", type(fn).__name__).lstrip("_")
+    bar: Bar[None] = progress(desc=name, unit=unit, total=len(items))
     try:
         return _map(fn, items, config, bar)
     finally:
@@ -113,16 +119,37 @@ def parallel_map(
 
 
 def _map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: Bar[None]) -> list[R]:
-    if config.executor == "serial" or len(items) <= 1:
-        local: list[R] = []
-        for item in items:
-            local.append(fn(item))
-            bar.update()
-        return local
+    if config.runs_in_process(len(items)):
+        return _serial_map(fn, items, bar)
+    if config.min_seconds == 0:
+        return _ray_map(fn, items, config, bar)
+    started = time.perf_counter()
+    first = fn(items[0])  # the pilot: its result is kept, so no item runs twice
+    bar.update()
+    estimate = (time.perf_counter() - started) * len(items)
+    if estimate < config.min_seconds:
+        return [first, *_serial_map(fn, items[1:], bar)]
+    _log.info("%.0f s of work estimated for %d items: running them on Ray", estimate, len(items))
+    return [first, *_ray_map(fn, items[1:], config, bar)]
+
+
+def _serial_map(fn: Callable[[T], R], items: Sequence[T], bar: Bar[None]) -> list[R]:
+    results: list[R] = []
+    for item in items:
+        results.append(fn(item))
+        bar.update()
+    return results
+
+
+def _ray_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: Bar[None]) -> list[R]:
     import ray
 
     init_ray(config)
-    remote_fn: Any = ray.remote(num_cpus=1)(fn)
+    remote: Any = ray.remote(num_cpus=1)
+    if inspect.isfunction(fn):
+        submit: Callable[[T], Any] = remote(fn).remote
+    else:  # a functools.partial or other callable: Ray decorates functions only
+        submit = functools.partial(remote(_apply).remote, fn)
     resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
     limit = config.max_in_flight or max(2, 2 * int(resources.get("CPU", 1)))
     results: list[Any] = [None] * len(items)
@@ -131,10 +158,28 @@ def _map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: Bar[N
     while next_index < len(items) or pending:
         # Bounded submission: a month of WARC files must not all sit in the object store at once.
         while next_index < len(items) and len(pending) < limit:
-            pending[remote_fn.remote(items[next_index])] = next_index
+            pending[submit(items[next_index])] = next_index
             next_index += 1
         done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:
             results[pending.pop(ref)] = ray.get(ref)
             bar.update()
     return results
+
+
+def _apply(fn: Callable[[T], R], item: T) -> R:
+    return fn(item)
+
+
+def shard_indices(keys: np.ndarray, shards: int) -> list[np.ndarray]:
+    """Row indices of ``keys`` (unsigned ints, e.g. band hashes) per shard ``key % shards``, ascending.
+
+    Equal keys land in the same shard, so work grouped by key (candidate pairs of a band bucket) can
+    run per shard on different workers; ``parallel_map`` over the shards returns results in shard order.
+    """
+    if shards < 1:
+        raise ValueError(f"shards must be >= 1, got {shards}")
+    assignment = np.asarray(keys).astype(np.uint64, copy=False) % np.uint64(shards)
+    order = np.argsort(assignment, kind="stable")
+    bounds = np.searchsorted(assignment[order], np.arange(shards + 1, dtype=np.uint64))
+    return [order[bounds[shard] : bounds[shard + 1]] for shard in range(shards)]

@@ -40,7 +40,8 @@ class Recipe:
     # Stages that read the steps' outputs but hand nothing on (statistics, funnel, reports).
     reports: tuple[str, ...] = ()
     # Stages of other recipes whose outputs these steps read besides the corpus (FutureSim's retrieval reads
-    # the OpenForesight splits; the OpenForesight check reads the retrieval it must verify).
+    # the OpenForesight splits; the OpenForesight check reads the retrieval it must verify; FutureX
+    # builds from the OpenForesight release and the clean GDELT quads).
     uses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:

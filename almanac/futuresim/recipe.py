@@ -1,7 +1,9 @@
-"""The FutureSim recipe: the date-gated corpus export, its index, and retrieval contexts, in order.
+"""The FutureSim recipe: the date-gated corpus export, its index, retrieval contexts, and the question
+filters (date repair loop, answerability), in order.
 
 Read by tests/test_recipes.py (dvc.yaml's data deps chain these steps; README lists them in this order).
-The retrieval step reads the released OpenForesight splits, and the OpenForesight check reads it back.
+The retrieval step and the date repair loop read the released OpenForesight splits (never rewriting them),
+and the OpenForesight check reads the retrieval back.
 """
 
 from __future__ import annotations
@@ -37,6 +39,34 @@ STEPS: Final = (
         per_month=False,
         funnel=False,
     ),
+    Step(
+        stage="futuresim_repair",
+        label="Date repair",
+        does="answer + earliest inferable day with search capped at the date; judged-correct answers move it",
+        rejects="almanac.futuresim.repair",
+        unit="questions",
+        per_month=False,
+        after=("futuresim_index",),  # and the OpenForesight splits (uses)
+    ),
+    Step(
+        stage="futuresim_answerability",
+        label="Answerability",
+        does="drop questions answered confidently months early (stale) or failed after resolution (noise)",
+        rejects="almanac.futuresim.answerability",
+        unit="questions",
+        per_month=False,
+        after=("futuresim_index", "futuresim_repair"),
+    ),
+    Step(
+        stage="check_futuresim",
+        label="Invariant check",
+        does="the invariant checker over the question set and every search behind it",
+        rejects="almanac.check.futuresim",
+        unit="questions",
+        per_month=False,
+        after=("futuresim_answerability",),
+        funnel=False,
+    ),
 )
 
-RECIPE: Final = Recipe("futuresim", STEPS, uses=("foresight_split",))
+RECIPE: Final = Recipe("futuresim", STEPS, reports=("futuresim_funnel",), uses=("foresight_split",))

@@ -31,6 +31,16 @@ class CardText:
 
 _NEWS_STAGES = ("ccnews_ingest", "dedup")
 
+# The FutureX-style tiers (issue 19) are built from the OpenForesight questions and the GDELT day-pairs.
+FUTUREX_NOTE = (
+    " The released questions also feed a FutureX-style set in four tiers (`data/futurex/tiers/`: single "
+    "choice among fewer than 4 options, multi-choice relations between two countries, open-ended names, "
+    "open-ended numbers with units), after harmful and subjective events are dropped by judge roles, yes/no "
+    "events down-sampled and each outlet capped per day; `almanac check futurex` checks it and "
+    "`almanac score futurex` scores it with the paper's metrics (exact match, F1, an answer judge, "
+    "clipped squared error; overall weights 10/20/30/40)."
+)
+
 CARD_TEXTS: dict[str, CardText] = {
     "openforesight": CardText(
         summary="Free-form forecasting questions written from single news articles, each resolved by a "
@@ -49,9 +59,12 @@ CARD_TEXTS: dict[str, CardText] = {
         "article's last possible publish day, 512-token chunks and a BM25 index (tantivy) whose every "
         "query is capped by date; each released question gets its top-k chunks from articles available "
         "up to one month before its resolution date (`data/foresight/retrieval/`, each row naming the "
-        "retrieval backend that made it).",
+        "retrieval backend that made it). A FutureSim-style question set (`data/futuresim/questions/`) "
+        "re-dates each released question to the earliest day a capped search made its answer inferable "
+        "(judged-correct answers only, up to `futuresim.repair.passes` passes) and drops questions answered "
+        "confidently months early (stale) or still missed after resolution (likely label noise).",
         uses="Training and evaluating forecasting systems on free-form questions about events after a "
-        "model's knowledge cutoff; studying calibration on short-answer questions.",
+        "model's knowledge cutoff; studying calibration on short-answer questions." + FUTUREX_NOTE,
         out_of_scope="Questions are machine-written from one article each; they are not verified by people "
         "and can be ambiguous. Do not treat answers as facts beyond what the cited article reports.",
         license_note="Question text is machine-generated. The source articles belong to their publishers; "
@@ -193,7 +206,7 @@ CARD_TEXTS: dict[str, CardText] = {
         "the statistics below.",
         uses="Evaluating forecasting of international relations (first- and second-level CAMEO codes) "
         "with precision/recall/F1 and KL divergence over binary and quad classes (`almanac score`, MIRAI's "
-        "quad mapping by default; `--baseline` scores the frequency baseline).",
+        "quad mapping by default; `--baseline` scores the frequency baseline)." + FUTUREX_NOTE,
         out_of_scope="GDELT codes events automatically from news; relations can be mis-coded, and the "
         "answer set is what GDELT recorded, not a verified account.",
         license_note="GDELT data is open for research use with citation; linked news articles belong to "

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 import almanac.events.llm_tasks
-import almanac.foresight.llm_tasks  # noqa: F401
+import almanac.foresight.llm_tasks
+import almanac.futuresim.llm_tasks  # noqa: F401
 from almanac.llm.config import LLMConfigError, RoleConfig, parse_llm_config
 from almanac.llm.prompts import PromptError, load_prompt, parse_template
 from almanac.llm.registry import registered

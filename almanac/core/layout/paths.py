@@ -38,6 +38,11 @@ def timings_path(label: str) -> Path:
     return TIMINGS / f"{label}.json"
 
 
+def ray_cluster_file() -> Path:
+    """``.ray/cluster.json``: the project's running Ray cluster (``make ray-up``); git-ignored, mode 0600."""
+    return Path(".ray") / "cluster.json"
+
+
 def metrics_dir(stage: str) -> Path:
     """The per-month metrics files of one stage."""
     return METRICS / stage
@@ -178,6 +183,27 @@ def futuresim_corpus_rejects(month: str) -> Path:
 def futuresim_index_dir() -> Path:
     """The BM25 index over every month's chunks: ``tantivy/`` and ``manifest.json``."""
     return FUTURESIM / "index"
+
+
+# The FutureSim question set: the released OpenForesight splits, dates repaired, answerability-filtered.
+
+
+def futuresim_repair_dir() -> Path:
+    """``<split>.parquet`` after the date repair loop, and ``evidence.parquet`` (what searches returned)."""
+    return FUTURESIM / "repair"
+
+
+def futuresim_repair_rejects() -> Path:
+    return FUTURESIM / "repair_rejects.parquet"
+
+
+def futuresim_questions_dir() -> Path:
+    """The FutureSim question set: ``<split>.parquet`` after the answerability filter, and evidence."""
+    return FUTURESIM / "questions"
+
+
+def futuresim_answerability_rejects() -> Path:
+    return FUTURESIM / "answerability_rejects.parquet"
 
 
 # ---- Wikipedia, WCEP and OpenForecast-style complex events ----
@@ -327,6 +353,42 @@ def mirai_queries(month: str) -> Path:
 
 def mirai_rejects(month: str) -> Path:
     return MIRAI / "rejects" / f"{month}.parquet"
+
+
+# ---- FutureX-style tiered question sets ----
+
+FUTUREX = DATA / "futurex"
+
+
+def futurex_events() -> Path:
+    """Candidate events from the released OpenForesight and MIRAI rows and the numeric answer-type rejects."""
+    return FUTUREX / "events.parquet"
+
+
+def futurex_events_rejects() -> Path:
+    return FUTUREX / "events_rejects.parquet"
+
+
+def futurex_filtered() -> Path:
+    """The events the harmful, subjective, yes/no and per-source-day filters kept."""
+    return FUTUREX / "filtered.parquet"
+
+
+def futurex_filter_rejects() -> Path:
+    return FUTUREX / "filter_rejects.parquet"
+
+
+def futurex_tiers_dir() -> Path:
+    """``level<1..4>.parquet``: the four tiers, the released rows of the futurex style."""
+    return FUTUREX / "tiers"
+
+
+def futurex_tier(level: int) -> Path:
+    return futurex_tiers_dir() / f"level{level}.parquet"
+
+
+def futurex_tiers_rejects() -> Path:
+    return FUTUREX / "tiers_rejects.parquet"
 
 
 # ---- raw inputs, as params.yaml configures them ----

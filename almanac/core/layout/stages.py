@@ -160,7 +160,31 @@ STAGES: dict[str, StageLayout] = {
     "gdelt_stats": _whole(
         p.stats_report("mirai_stats"), *map(p.plot_file, GDELT_STATS_CSVS), p.metrics_path("gdelt_stats")
     ),
-    **{f"check_{style}": _check(style) for style in REPORT_SERIES},
+    "futuresim_repair": _whole(
+        p.futuresim_repair_dir(), p.futuresim_repair_rejects(), p.metrics_path("futuresim_repair")
+    ),
+    "futuresim_answerability": _whole(
+        p.futuresim_questions_dir(),
+        p.futuresim_answerability_rejects(),
+        p.metrics_path("futuresim_answerability"),
+    ),
+    "check_futuresim": _check("futuresim"),
+    "futuresim_funnel": _whole(
+        p.stats_report("futuresim_funnel"), p.stats_report("futuresim_funnel", ".json")
+    ),
+    "futurex_events": _whole(
+        p.futurex_events(), p.futurex_events_rejects(), p.metrics_path("futurex_events")
+    ),
+    "futurex_filter": _whole(
+        p.futurex_filtered(), p.futurex_filter_rejects(), p.metrics_path("futurex_filter")
+    ),
+    "futurex_tiers": _whole(
+        p.futurex_tiers_dir(),
+        p.futurex_tiers_rejects(),
+        p.metrics_path("futurex_tiers"),
+    ),
+    "futurex_stats": _whole(p.stats_report("futurex_stats"), p.stats_report("futurex_stats", ".json")),
+    **{f"check_{style}": _check(style) for style in (*REPORT_SERIES, "futurex")},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},
 }
 # dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report@all`` folders.

@@ -1,0 +1,228 @@
+"""Invariants of released FutureX-style tier questions (``data/futurex/tiers/level<N>.parquet``).
+
+Rows are the tier files' records plus ``_file_level``. The checker also reads what the rows cite: the
+released OpenForesight questions (Level 1 and 3 sources, Level 1 distractors), the cleaned GDELT quads
+(Level 2 answers) and the answer-type filter's numeric rejects with that stage's input rows (Level 4).
+
+The forecaster sees ``question``, ``background``, ``options`` and ``information_cutoff``. Options hold
+the answer by design (Levels 1 and 2), so the answer scan reads the question and background; what the
+options may not do is reveal anything unknown at the cut-off, so a Level-1 distractor must be an answer
+that was public by then.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence, Set
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Final
+
+from almanac.check.common import unique_ids
+from almanac.check.dates import as_day
+from almanac.check.report import StyleReport
+from almanac.check.text import find_answer, fold, is_person
+
+Row = Mapping[str, Any]
+Checked = Iterator[tuple[str, str | None]]
+
+PROMPT_FIELDS: Final = ("question", "background")
+TIERS: Final = {1: "basic", 2: "wide_search", 3: "deep_search", 4: "super_agent"}
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What the rows cite, read from disk by the runner."""
+
+    questions: Mapping[str, Row]  # released OpenForesight question_id -> row
+    day_pairs: Mapping[str, Set[str]]  # content id of (date, subject, object) -> relations recorded
+    numeric: Mapping[str, Row]  # question_id of a numeric answer_type reject -> its input row
+
+
+def check_futurex(
+    rows: Sequence[Row], sources: Sources, max_per_source_day: int, scope: str = "all"
+) -> StyleReport:
+    report = StyleReport("futurex", scope, rows=len(rows))
+    report.check("ids_unique", "question_id unique across the tiers", unique_ids(rows, "question_id"))
+    report.check("level_matches_file", "a row's level and tier name are those of its file", _level(rows))
+    shape = "L1: 2-3 options, one answer among them; L2: >= 2 answers, all options, a distractor; L3/L4: no "
+    report.check("tier_shape", shape + "options; L4: a value, a unit and sigma > 0", _shape(rows))
+    report.check("cutoff_before_resolution", "information cut-off < resolution date", _cutoff(rows))
+    report.check("answer_not_in_prompt", "no answer or alias in the question or background", _no_leak(rows))
+    report.check(
+        "distractors_public_by_cutoff",
+        "each Level-1 distractor is the answer of a released question resolved by the cut-off",
+        _distractors(rows, sources.questions),
+    )
+    report.check(
+        "sources_traceable",
+        "each row's answer and dates are those of the row it cites",
+        _traced(rows, sources),
+    )
+    report.check(
+        "open_answers_not_options",
+        "no Level-3 or Level-4 answer is shown as an option of another question",
+        _open_in_options(rows),
+    )
+    report.check("one_tier_per_source", "a source question or day-pair is released once", _once(rows))
+    report.check(
+        "source_day_cap",
+        "at most futurex.filter.max_per_source_day per (source, day)",
+        _cap(rows, max_per_source_day),
+    )
+    return report
+
+
+def _level(rows: Sequence[Row]) -> Checked:
+    for row in rows:
+        level = row.get("level")
+        bad = level != row["_file_level"] or row.get("tier") != TIERS.get(int(level or 0))
+        yield (
+            row["question_id"],
+            f"level {level} ({row.get('tier')}) in level{row['_file_level']}" if bad else None,
+        )
+
+
+def _shape(rows: Sequence[Row]) -> Checked:
+    for row in rows:
+        yield row["question_id"], _shape_problem(row)
+
+
+def _shape_problem(row: Row) -> str | None:
+    options, answers = list(row.get("options") or ()), list(row.get("answers") or ())
+    level = row.get("level")
+    if not answers:
+        return "no answer"
+    if len(set(options)) != len(options):
+        return "an option repeats"
+    if level == 1:
+        if not 2 <= len(options) <= 3 or len(answers) != 1 or answers[0] not in options:
+            return f"{len(options)} options, answers {answers}"
+    elif level == 2:
+        if len(answers) < 2 or not set(answers) <= set(options) or len(options) <= len(answers):
+            return f"{len(answers)} answers in {len(options)} options"
+    elif options:
+        return f"open-ended level {level} has options"
+    if level == 4:
+        value, sigma = row.get("value"), row.get("sigma")
+        if value is None or not row.get("unit") or sigma is None or not sigma > 0:
+            return f"value {value}, unit {row.get('unit')!r}, sigma {sigma}"
+    return None
+
+
+def _cutoff(rows: Sequence[Row]) -> Checked:
+    for row in rows:
+        cutoff, resolution = as_day(row.get("information_cutoff")), as_day(row.get("resolution_date"))
+        bad = cutoff is None or resolution is None or cutoff >= resolution
+        yield row["question_id"], f"cut-off {cutoff}, resolution {resolution}" if bad else None
+
+
+def _no_leak(rows: Sequence[Row]) -> Checked:
+    for row in rows:
+        found = None
+        person = is_person(row.get("answer_class"), row.get("answer_type"))
+        for answer in [*(row.get("answers") or ()), *(row.get("aliases") or ())]:
+            for name in PROMPT_FIELDS:
+                text = row.get(name) if isinstance(row.get(name), str) else ""
+                how = find_answer(str(answer), str(text), person)
+                if how is not None:
+                    found = f"{name}: {answer!r} ({how})"
+                    break
+            if found:
+                break
+        yield row["question_id"], found
+
+
+def _distractors(rows: Sequence[Row], questions: Mapping[str, Row]) -> Checked:
+    for row in rows:
+        if row.get("level") != 1:
+            continue
+        yield row["question_id"], _distractor_problem(row, questions)
+
+
+def _distractor_problem(row: Row, questions: Mapping[str, Row]) -> str | None:
+    cutoff = as_day(row.get("information_cutoff"))
+    sources = list(row.get("distractor_sources") or ())
+    answer = fold(str((row.get("answers") or [""])[0]))
+    shown = sorted(fold(str(option)) for option in row.get("options") or () if fold(str(option)) != answer)
+    if shown != sorted(fold(str(source["answer"])) for source in sources):
+        return "the options other than the answer are not the cited distractors"
+    for source in sources:
+        cited = questions.get(str(source["question_id"]))
+        if cited is None or fold(str(cited["answer"])) != fold(str(source["answer"])):
+            return f"distractor {source['answer']!r} is not the answer of question {source['question_id']}"
+        resolved = as_day(cited.get("resolution_date"))
+        if cutoff is None or resolved is None or resolved > cutoff:
+            return f"distractor {source['answer']!r} resolved {resolved}, after the cut-off {cutoff}"
+    return None
+
+
+def _traced(rows: Sequence[Row], sources: Sources) -> Checked:
+    for row in rows:
+        yield row["question_id"], _trace_problem(row, sources)
+
+
+def _trace_problem(row: Row, sources: Sources) -> str | None:
+    origin, source_id = row.get("origin"), str(row.get("source_id"))
+    answers = list(row.get("answers") or ())
+    cutoff, resolution = as_day(row.get("information_cutoff")), as_day(row.get("resolution_date"))
+    if origin == "openforesight":
+        cited = sources.questions.get(source_id)
+        if cited is None:
+            return f"no released OpenForesight question {source_id}"
+        if answers != [cited["answer"]]:
+            return f"answers {answers}, the question says {cited['answer']!r}"
+        if cutoff != as_day(cited["question_start_date"]) or resolution != as_day(cited["resolution_date"]):
+            return f"dates {cutoff}..{resolution} differ from the question's"
+        return None
+    if origin == "mirai":
+        recorded = sources.day_pairs.get(source_id)
+        codes = {str(answer).split()[0] for answer in answers}
+        if recorded is None:
+            return f"no cleaned GDELT day-pair {source_id}"
+        return None if codes == set(recorded) else f"answers {sorted(codes)}, recorded {sorted(recorded)}"
+    if origin == "numeric":
+        cited = sources.numeric.get(source_id)
+        if cited is None:
+            return f"{source_id} is not a numeric answer-type reject"
+        published = as_day(cited.get("article_publish_date"))
+        if answers != [cited["answer"]] or resolution != published:
+            return f"answer {answers} / resolution {resolution} differ from {cited['answer']!r} / {published}"
+        return None
+    return f"unknown origin {origin!r}"
+
+
+def _open_in_options(rows: Sequence[Row]) -> Checked:
+    open_answers: dict[str, str] = {}
+    for row in rows:
+        if row.get("level") in (3, 4):
+            for answer in row.get("answers") or ():
+                open_answers.setdefault(fold(str(answer)), str(row["question_id"]))
+    for row in rows:
+        shown = [
+            open_answers[fold(str(option))]
+            for option in row.get("options") or ()
+            if fold(str(option)) in open_answers
+        ]
+        others = [item for item in shown if item != row["question_id"]]
+        yield row["question_id"], f"an option is the answer of open question {others[0]}" if others else None
+
+
+def _once(rows: Sequence[Row]) -> Checked:
+    counts = Counter((row.get("origin"), row.get("source_id")) for row in rows)
+    for row in rows:
+        count = counts[(row.get("origin"), row.get("source_id"))]
+        yield (
+            row["question_id"],
+            f"source {row.get('source_id')} released {count} times" if count > 1 else None,
+        )
+
+
+def _cap(rows: Sequence[Row], cap: int) -> Checked:
+    counts: Counter[tuple[Any, date | None]] = Counter(
+        (row.get("news_source"), as_day(row.get("source_day"))) for row in rows
+    )
+    for row in rows:
+        count = counts[(row.get("news_source"), as_day(row.get("source_day")))]
+        over = cap > 0 and count > cap
+        yield row["question_id"], f"{count} rows from {row.get('news_source')} that day" if over else None

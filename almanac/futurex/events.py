@@ -1,0 +1,181 @@
+"""``futurex_events``: candidate events from the project's own released material, one row each.
+
+Three origins, each a released or filed question the rest of the project already checked:
+
+- ``openforesight``: every question of the released OpenForesight splits (Level 1 or Level 3 later);
+- ``mirai``: every (date, subject, object) of the cleaned GDELT quads MIRAI's queries are drawn from
+  (Level 2: several correct relations between a pair on a date; the sample's released queries have one);
+- ``numeric``: the questions OpenForesight's answer-type filter drops as numeric (their rejects, with
+  their reason), joined back to that stage's input rows (Level 4), with the value and unit parsed.
+
+Every event keeps the last day a forecaster may read (``information_cutoff``) and the day its outcome
+was known (``resolution_date``); an event whose cut-off is not before its resolution is rejected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timedelta
+from typing import Any, Final
+
+from almanac.core.ids import content_id, source_domain
+from almanac.core.rejects import StageLedger
+from almanac.core.step import Drop, Step, apply_step
+from almanac.foresight.date_parsing import parse_question_date
+from almanac.futurex.draws import relation_option
+from almanac.futurex.numbers import parse_quantity
+
+EVENTS_STAGE: Final = "futurex_events"
+
+Row = Mapping[str, Any]
+
+
+def event_id(origin: str, source_id: str) -> str:
+    return content_id("futurex-event", origin, source_id)
+
+
+def _day(value: Any) -> date | None:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return None
+
+
+def from_openforesight(row: Row) -> dict[str, Any] | Drop:
+    """A released OpenForesight question: its start date is the cut-off, its resolution date the outcome."""
+    if row.get("cross_question_leak"):
+        return Drop("cross_question_leak", "its answer appears in another question of its split")
+    start, resolution = _day(row.get("question_start_date")), _day(row.get("resolution_date"))
+    if start is None or resolution is None or start >= resolution:
+        return Drop("cutoff_not_before_resolution", f"start {start}, resolution {resolution}")
+    published = _day(row.get("article_publish_date")) or resolution
+    return {
+        "event_id": event_id("openforesight", row["question_id"]),
+        "origin": "openforesight",
+        "source_id": row["question_id"],
+        "question": row["question_title"],
+        "background": row["background"],
+        "answers": [row["answer"]],
+        "answer_type": row["answer_type"],
+        "answer_class": row.get("answer_class"),
+        "value": None,
+        "unit": None,
+        "information_cutoff": start,
+        "resolution_date": resolution,
+        "news_source": row["news_source"],
+        "source_day": published,
+        "resolution_source": row["url"],
+    }
+
+
+def from_day_pair(pair: Row, labels: Mapping[str, str]) -> dict[str, Any] | Drop:
+    """A (date, subject, object) of the cleaned GDELT quads: every relation recorded that day between the
+    pair is a correct option (MIRAI's answer set); a forecaster reads history up to the day before."""
+    day = _day(pair.get("date"))
+    if day is None:
+        return Drop("cutoff_not_before_resolution", "the day-pair has no date")
+    cutoff = day - timedelta(days=1)
+    answers = sorted(set(pair.get("relations") or ()))
+    if not answers:
+        return Drop("no_answers", "the day-pair has no relation")
+    subject, obj = pair["subject"], pair["object"]
+    when = f"{day:%B} {day.day}, {day.year}"
+    question = (
+        f"Which actions will {subject} take towards {obj} on {when}, as GDELT records them? "
+        "Choose every option that applies (CAMEO relation codes)."
+    )
+    background = (
+        f"Question start date: {cutoff.isoformat()}. Countries are ISO-3166 alpha-3 codes; an action counts "
+        "when the cleaned GDELT events of that day record it between the two."
+    )
+    return {
+        "event_id": event_id("mirai", pair["pair_id"]),
+        "origin": "mirai",
+        "source_id": pair["pair_id"],
+        "question": question,
+        "background": background,
+        "answers": [relation_option(code, labels) for code in answers],
+        "answer_type": "relation set",
+        "answer_class": "relation",
+        "value": None,
+        "unit": None,
+        "information_cutoff": cutoff,
+        "resolution_date": day,
+        "news_source": "gdelt",  # one database, many outlets: the cap counts it as one source
+        "source_day": day,
+        "resolution_source": f"GDELT events of {day.isoformat()} ({len(pair.get('urls') or ())} source URLs)",
+    }
+
+
+def from_numeric(row: Row, reason: str) -> dict[str, Any] | Drop:
+    """A question answer_type dropped as numeric: the outcome is public from its article's day (as
+    OpenForesight's date stage clamps it), and the cut-off is its start, at latest the day before."""
+    quantity = parse_quantity(str(row.get("answer") or ""))
+    if quantity is None:
+        return Drop("numeric_unparseable", f"answer {row.get('answer')!r} is not one number with a unit")
+    published = _day(row.get("article_publish_date"))
+    if published is None:
+        return Drop("no_article_date", "the source article has no publish date")
+    deadline = parse_question_date(str(row.get("resolution_date_text") or ""))
+    if deadline is not None and deadline < published:
+        return Drop("resolution_before_article", f"deadline {deadline} before the article of {published}")
+    start = parse_question_date(str(row.get("question_start_date_text") or ""))
+    latest = published - timedelta(days=1)
+    cutoff = latest if start is None else min(start, latest)
+    value, unit = quantity
+    return {
+        "event_id": event_id("numeric", row["question_id"]),
+        "origin": "numeric",
+        "source_id": row["question_id"],
+        "question": f"{row['question_title']} Answer with one number in {unit}.",
+        "background": row["background"],
+        "answers": [str(row["answer"])],
+        "answer_type": row["answer_type"],
+        "answer_class": reason.removeprefix("answer_class_"),
+        "value": value,
+        "unit": unit,
+        "information_cutoff": cutoff,
+        "resolution_date": published,
+        "news_source": row.get("news_source") or source_domain(str(row["url"])),
+        "source_day": published,
+        "resolution_source": row["url"],
+    }
+
+
+def collect_events(
+    foresight_rows: Sequence[Row],
+    day_pairs: Sequence[Row],
+    numeric_rows: Sequence[tuple[Row, str]],
+    labels: Mapping[str, str],
+) -> tuple[list[dict[str, Any]], StageLedger]:
+    """Every candidate event of the three origins, each origin one keep-or-reject step."""
+    ledger = StageLedger(EVENTS_STAGE)
+    kept = apply_step(
+        foresight_rows,
+        Step(from_openforesight, lambda row: row["question_id"], lambda row: f"openforesight:{row['split']}"),
+        ledger,
+    )
+    kept += apply_step(
+        day_pairs,
+        Step(
+            lambda pair: from_day_pair(pair, labels),
+            lambda pair: pair["pair_id"],
+            lambda _pair: "gdelt_quads",
+        ),
+        ledger,
+    )
+    kept += apply_step(
+        numeric_rows,
+        Step(
+            lambda pair: from_numeric(pair[0], pair[1]),
+            lambda pair: pair[0]["question_id"],
+            lambda pair: f"answer_type:{pair[0]['month']}",
+        ),
+        ledger,
+    )
+    ledger.extra["events_by_origin"] = {
+        origin: sum(1 for row in kept if row["origin"] == origin)
+        for origin in ("openforesight", "mirai", "numeric")
+    }
+    return kept, ledger

@@ -1,0 +1,59 @@
+"""FutureX's scores (its appendix E and section 4.1), one function per formula.
+
+- Level 1, single choice: ``score(Y, Y_hat) = 1(Y = Y_hat)``.
+- Level 2, multi choice: F1 of the predicted option set against the true one.
+- Level 3, open-ended (ranking; a single answer is a list of one): 1 when every position matches, else
+  ``0.8 * |{y} & {y_hat}| / k`` (equation 1); "matches" is the judge's verdict on a (true, predicted) pair.
+- Level 4, numeric: ``max(0, 1 - ((Y - Y_hat) / sigma(Y))^2)`` (equation 2).
+- Overall: the tier means weighted 10/20/30/40 %.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+PARTIAL_CREDIT = 0.8  # equation 1's share for a partly right list
+
+
+def exact_match(gold: str, predicted: str) -> float:
+    return 1.0 if gold == predicted else 0.0
+
+
+def f1_score(gold: Iterable[str], predicted: Iterable[str]) -> float:
+    truth, guess = set(gold), set(predicted)
+    hits = len(truth & guess)
+    if not hits:
+        return 0.0
+    precision, recall = hits / len(guess), hits / len(truth)
+    return 2 * precision * recall / (precision + recall)
+
+
+def ranking_score(gold: Sequence[str], predicted: Sequence[str], same: Callable[[str, str], bool]) -> float:
+    """Equation 1 over lists of length k = len(gold); ``same(true, predicted)`` is the judge."""
+    k = len(gold)
+    if k == 0:
+        raise ValueError("a Level-3 question needs at least one true item")
+    if len(predicted) == k and all(same(y, y_hat) for y, y_hat in zip(gold, predicted, strict=True)):
+        return 1.0
+    overlap = sum(1 for y in gold if any(same(y, y_hat) for y_hat in predicted))
+    return PARTIAL_CREDIT * overlap / k
+
+
+def clipped_score(truth: float, predicted: float, sigma: float) -> float:
+    """Equation 2; sigma is the outcome's scale (FutureX: its standard deviation over the past 7 days)."""
+    if sigma <= 0:
+        raise ValueError(f"sigma must be positive, got {sigma}")
+    return max(0.0, 1.0 - ((truth - predicted) / sigma) ** 2)
+
+
+def overall_score(
+    level_means: Mapping[int, float | None], weights: Sequence[float]
+) -> tuple[float | None, dict[int, float]]:
+    """The weighted mean of the tier means (weights of levels 1..4). A tier with no scored question has no
+    mean; the paper is silent, so the other tiers' weights are renormalised and the weights used returned."""
+    present = {level: weights[level - 1] for level, mean in level_means.items() if mean is not None}
+    total = sum(present.values())
+    if not present or total == 0:
+        return None, {}
+    used = {level: weight / total for level, weight in sorted(present.items())}
+    return sum(used[level] * float(level_means[level] or 0.0) for level in used), used

@@ -1,0 +1,140 @@
+"""Each FutureX invariant reports a hand-made tier question that breaks it."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+import pytest
+
+from almanac.check.futurex import Sources, check_futurex
+
+CUT, RESOLVED = date(2025, 5, 31), date(2025, 6, 7)
+QUESTIONS = {
+    "q1": {"answer": "Kessling United", "question_start_date": CUT, "resolution_date": RESOLVED},
+    "q0": {
+        "answer": "Brennford Rovers",
+        "question_start_date": date(2025, 4, 1),
+        "resolution_date": date(2025, 4, 9),
+    },
+    "q9": {
+        "answer": "Harbor City",
+        "question_start_date": date(2025, 6, 1),
+        "resolution_date": date(2025, 6, 9),
+    },
+}
+NUMERIC = {
+    "n1": {"answer": "41 seats", "article_publish_date": datetime(2025, 6, 7, tzinfo=UTC)},
+}
+SOURCES = Sources(QUESTIONS, {"p1": {"042", "036"}}, NUMERIC)
+
+
+def row(level: int, **changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "question_id": f"t{level}",
+        "level": level,
+        "tier": {1: "basic", 2: "wide_search", 3: "deep_search", 4: "super_agent"}[level],
+        "_file_level": level,
+        "origin": "openforesight",
+        "source_id": "q1",
+        "question": "Which club will win the Northern Cup by June 7, 2025?",
+        "background": "Question start date: 2025-05-31.",
+        "answers": ["Kessling United"],
+        "answer_class": "organization",
+        "answer_type": "string (team)",
+        "options": [],
+        "aliases": [],
+        "information_cutoff": CUT,
+        "resolution_date": RESOLVED,
+        "news_source": "tidewaterpost.example",
+        "source_day": RESOLVED,
+        "value": None,
+        "unit": None,
+        "sigma": None,
+        "distractor_sources": [],
+    }
+    if level == 1:
+        base["options"] = ["Brennford Rovers", "Kessling United"]
+        base["distractor_sources"] = [
+            {"question_id": "q0", "answer": "Brennford Rovers", "resolution_date": date(2025, 4, 9)}
+        ]
+    if level == 2:
+        base.update(
+            origin="mirai",
+            source_id="p1",
+            question="Which actions will USA take towards CHN on June 7, 2025?",
+            answers=["036 b", "042 a"],
+            options=["010 c", "036 b", "042 a"],
+            news_source="gdelt",
+        )
+    if level == 4:
+        base.update(
+            origin="numeric",
+            source_id="n1",
+            question="How many seats will the Alliance win by June 7, 2025? Answer with one number in seats.",
+            answers=["41 seats"],
+            value=41.0,
+            unit="seats",
+            sigma=4.1,
+            news_source="b.example",
+        )
+    base.update(changes)
+    return base
+
+
+def failures(rows: list[dict[str, Any]], cap: int = 3) -> dict[str, set[str]]:
+    report = check_futurex(rows, SOURCES, cap)
+    return {result.name: set(result.failures) for result in report.violated}
+
+
+def test_clean_rows_of_every_tier_pass() -> None:
+    rows = [row(1), row(2), row(3, question_id="t3", source_id="q9", answers=["Harbor City"],
+                                  information_cutoff=date(2025, 6, 1), resolution_date=date(2025, 6, 9)), row(4)]  # fmt: skip
+    assert failures(rows) == {}
+
+
+@pytest.mark.parametrize(
+    ("bad", "invariant"),
+    [
+        (row(1, _file_level=3), "level_matches_file"),
+        (row(1, options=["Brennford Rovers", "Ashford", "Caldmoor", "Kessling United"]), "tier_shape"),
+        (row(2, answers=["042 a"], options=["010 c", "042 a"]), "tier_shape"),
+        (row(3, options=["Kessling United"]), "tier_shape"),
+        (row(4, sigma=0.0), "tier_shape"),
+        (row(3, information_cutoff=RESOLVED), "cutoff_before_resolution"),
+        (row(3, background="Kessling United lead the table."), "answer_not_in_prompt"),
+        (row(3, aliases=["Kessling"], question="Will Kessling lift the cup?"), "answer_not_in_prompt"),
+        (
+            row(
+                1,
+                options=["Harbor City", "Kessling United"],
+                distractor_sources=[
+                    {"question_id": "q9", "answer": "Harbor City", "resolution_date": date(2025, 6, 9)}
+                ],
+            ),
+            "distractors_public_by_cutoff",
+        ),
+        (row(1, options=["Ashford", "Kessling United"]), "distractors_public_by_cutoff"),
+        (row(3, answers=["Brennford Rovers"]), "sources_traceable"),
+        (row(2, answers=["036 b", "190 x"], options=["010 c", "036 b", "190 x"]), "sources_traceable"),
+        (row(4, resolution_date=date(2025, 6, 8)), "sources_traceable"),
+    ],
+)
+def test_each_invariant_catches_its_violation(bad: dict[str, Any], invariant: str) -> None:
+    assert invariant in failures([bad])
+
+
+def test_an_id_twice_and_an_open_answer_among_options() -> None:
+    assert "ids_unique" in failures([row(3), row(3, source_id="q9")])
+    # The Level-3 question's answer is shown as the Level-1 question's distractor.
+    open_question = row(3, question_id="t3", source_id="q0", answers=["Brennford Rovers"],
+                        information_cutoff=date(2025, 4, 1), resolution_date=date(2025, 4, 9))  # fmt: skip
+    assert failures([row(1), open_question])["open_answers_not_options"] == {"t1"}
+
+
+def test_a_source_released_twice_and_a_crowded_day() -> None:
+    twice = [row(3), row(3, question_id="t3b")]
+    assert failures(twice)["one_tier_per_source"] == {"t3", "t3b"}
+    crowded = [row(3, question_id=f"c{n}", source_id=f"q{n}") for n in range(3)]
+    assert "source_day_cap" in failures(crowded, cap=2)
+    assert "source_day_cap" not in failures(crowded, cap=0)

@@ -1,0 +1,123 @@
+"""parallel_map's in-process path (no Ray imported or started), shards, and the project cluster's safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+from almanac.core.layout import ray_cluster_file
+from almanac.core.parallel import RayConfig, shard_indices
+from almanac.core.ray_cluster import ClusterError, read_cluster, stop_cluster
+from tests.support.project import make_project, run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# In a fresh interpreter (pytest's may have imported Ray for other tests): the executor is Ray, but the
+# call is below the threshold, so Ray must stay unimported and no process may be started.
+BELOW_THRESHOLD = """
+import json, sys, time, psutil
+from almanac.core.parallel import RayConfig, parallel_map
+
+def square(value):
+    return value * value
+
+config = RayConfig(**json.loads(sys.argv[1]))
+result = parallel_map(square, list(range(int(sys.argv[2]))), config)
+print(json.dumps({"result": result, "ray_imported": "ray" in sys.modules,
+                  "children": len(psutil.Process().children(recursive=True))}))
+"""
+
+
+def _run_below_threshold(config: dict[str, object], items: int) -> dict[str, object]:
+    env = {**os.environ, "RAY_ADDRESS": "127.0.0.1:9"}  # a cluster Ray would try if it were asked
+    done = subprocess.run(
+        [sys.executable, "-c", BELOW_THRESHOLD, json.dumps(config), str(items)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_fewer_items_than_min_items_run_in_process_without_ray() -> None:
+    found = _run_below_threshold({"executor": "ray", "min_items": 5, "min_seconds": 0}, 4)
+    assert found == {"result": [0, 1, 4, 9], "ray_imported": False, "children": 0}
+
+
+def test_work_estimated_under_min_seconds_runs_in_process_without_ray() -> None:
+    # 50 squarings take microseconds: far under an hour, so the pilot keeps all of them here.
+    found = _run_below_threshold({"executor": "ray", "min_items": 2, "min_seconds": 3600}, 50)
+    assert found == {"result": [value * value for value in range(50)], "ray_imported": False, "children": 0}
+
+
+def test_runs_in_process_rules() -> None:
+    assert RayConfig(executor="serial", min_items=0).runs_in_process(1000)
+    assert RayConfig(min_items=0).runs_in_process(1)  # one item: nothing to spread
+    assert RayConfig(min_items=8).runs_in_process(7)
+    assert not RayConfig(min_items=8).runs_in_process(8)
+    with pytest.raises(ValueError, match="min_items"):
+        RayConfig(min_items=-1)
+
+
+def test_shard_indices_group_equal_keys_in_ascending_rows() -> None:
+    keys = np.array([7, 2, 9, 4, 7, 12, 2**64 - 1], dtype=np.uint64)
+    # key % 3: 7->1, 2->2, 9->0, 4->1, 7->1, 12->0, 2**64-1 -> 0 (2**64 = 1 mod 3, so 2**64-1 = 0 mod 3)
+    shards = shard_indices(keys, 3)
+    assert [shard.tolist() for shard in shards] == [[2, 5, 6], [0, 3, 4], [1]]
+    assert [shard.tolist() for shard in shard_indices(keys[:0], 2)] == [[], []]
+    with pytest.raises(ValueError, match="shards"):
+        shard_indices(keys, 0)
+
+
+def test_auto_without_a_project_cluster_names_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(ClusterError, match=r"no project Ray cluster runs .*make ray-up"):
+        read_cluster(tmp_path)
+
+
+def _state(tmp_path: Path, pid: int, create_time: float, temp_dir: Path) -> Path:
+    path = tmp_path / ray_cluster_file()
+    path.parent.mkdir()
+    node = {"pid": pid, "create_time": create_time, "log": str(temp_dir / "head.log")}
+    state = {"address": "127.0.0.1:9", "token": "t", "temp_dir": str(temp_dir), "nodes": [node]}
+    path.write_text(json.dumps(state))
+    return path
+
+
+def test_a_recycled_pid_is_neither_joined_nor_stopped(tmp_path: Path) -> None:
+    # The state file names a live process of ours, but with another start time: the pid was recycled
+    # since `make ray-up`, so this process is no cluster node and must survive `make ray-down`.
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        temp_dir = tmp_path / "ray-temp"
+        temp_dir.mkdir()
+        started = psutil.Process(bystander.pid).create_time()
+        state = _state(tmp_path, bystander.pid, started - 100.0, temp_dir)
+        with pytest.raises(ClusterError, match="is gone"):
+            read_cluster(tmp_path)
+        assert stop_cluster(tmp_path) == 0
+        assert bystander.poll() is None
+        assert not state.exists() and not temp_dir.exists()  # a stale record is cleared
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+@pytest.mark.slow  # a stage process
+def test_a_stage_with_auto_and_no_project_cluster_exits_1_in_one_line(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project", ray__address="auto", ray__min_seconds=0)
+    done = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], project, check=False)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ccnews_ingest@2025-05: ray.address is 'auto' but no project Ray cluster runs")
+    assert "Traceback" not in done.stderr and not (project / "data/ingest/2025-05").exists()
