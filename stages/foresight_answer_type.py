@@ -1,4 +1,5 @@
-"""DVC stage ``foresight_answer_type@<month>``: keep questions whose answer is of an allowed class."""
+"""DVC stage ``foresight_answer_type@<month>``: keep questions whose answer is of an allowed class, then
+run the question filter table (almanac/foresight/question_filters.py)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,19 @@ from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
 from almanac.foresight.answer_filter import STAGE, filter_answer_types
 from almanac.foresight.answer_types import AnswerTypeConfig
+from almanac.foresight.question_filters import apply_question_filters
 from almanac.foresight.stage_io import read_questions, write_month
 
 
 def main() -> int:
     started = time.perf_counter()
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
-    config = parse_section(AnswerTypeConfig, params.get("foresight") or {}, "answer_type")
+    foresight = params.get("foresight") or {}
+    config = parse_section(AnswerTypeConfig, foresight, "answer_type")
     articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
     texts = dict(zip(articles.column("id").to_pylist(), articles.column("text").to_pylist(), strict=True))
     questions, ledger = filter_answer_types(read_questions("leakage", args.month), texts, config)
+    questions = apply_question_filters(questions, foresight.get("question_filters") or {}, ledger)
     write_month(questions, ledger, "answer_type", args.month, started)
     return 0
 

@@ -22,9 +22,9 @@ from almanac.ccnews.filters import (
     check_length,
     check_publish_window,
 )
-from almanac.ccnews.newsplease import read_newsplease
-from almanac.ccnews.records import ParsedArticle, RawPage, ReaderItem, Skipped, Unreadable
-from almanac.ccnews.warc import WarcLimits, read_warc
+from almanac.ccnews.readers import read_file, reader_kind
+from almanac.ccnews.records import ParsedArticle, RawPage, Skipped, Unreadable
+from almanac.ccnews.warc import WarcLimits
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.months import month_of
 from almanac.core.rejects import StageLedger
@@ -32,8 +32,6 @@ from almanac.core.step import Drop, Step, apply_step
 from almanac.core.text import word_count as count_words
 
 STAGE = "ccnews_ingest"
-WARC_SUFFIXES = (".warc.gz", ".warc")
-JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 # Bookkeeping files that sit beside raw data (the downloader's manifest) and are not inputs.
 IGNORED_NAMES = frozenset({"MANIFEST.json", "README.md", "warc.paths", "warc.paths.gz"})
 
@@ -75,7 +73,7 @@ class IngestConfig:
 class FileTask:
     path: str
     label: str  # stable name of the file in source locations (relative, so IDs don't depend on clones)
-    kind: str  # "warc" | "newsplease_jsonl" | "unknown"
+    kind: str  # a reader kind of almanac.ccnews.readers, or "unknown"
     config: IngestConfig
 
 
@@ -95,11 +93,7 @@ def discover_files(raw_dir: Path, crawl_month: str) -> list[tuple[Path, str]]:
 
 
 def file_kind(name: str) -> str:
-    if name.endswith(WARC_SUFFIXES):
-        return "warc"
-    if name.endswith(JSONL_SUFFIXES):
-        return "newsplease_jsonl"
-    return "unknown"
+    return reader_kind(name)
 
 
 def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
@@ -122,7 +116,7 @@ def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
 
 def _items(task: FileTask, ledger: StageLedger) -> Iterator[RawPage | ParsedArticle | Unreadable]:
     """The file's items; skipped records (request, metadata, ...) are tallied by type, not items."""
-    for item in _read(task):
+    for item in read_file(Path(task.path), task.label, task.kind, task.config.warc_limits):
         if isinstance(item, Skipped):
             ledger.count("skipped_records_by_type", item.record_type)
         else:
@@ -132,16 +126,6 @@ def _items(task: FileTask, ledger: StageLedger) -> Iterator[RawPage | ParsedArti
 def _reject_id(item: RawPage | ParsedArticle | Unreadable) -> str:
     # An unreadable record has no URL: it is filed under its position in the file.
     return content_id(item.source) if isinstance(item, Unreadable) else content_id(item.url, item.source)
-
-
-def _read(task: FileTask) -> Iterator[ReaderItem]:
-    path = Path(task.path)
-    if task.kind == "warc":
-        yield from read_warc(path, task.label, task.config.warc_limits)
-    elif task.kind == "newsplease_jsonl":
-        yield from read_newsplease(path, task.label)
-    else:
-        yield Unreadable("unknown_file_type", "expected .warc(.gz) or .jsonl(.gz)", f"{task.label}:0")
 
 
 def _to_article(
@@ -239,7 +223,7 @@ def _row(
         "language": language,
         "word_count": word_count,
         "crawl_date": item.crawl_date.replace(microsecond=0) if item.crawl_date else None,
-        "source_format": "warc" if isinstance(item, RawPage) else "newsplease_jsonl",
+        "source_format": task.kind,  # the reader's kind (almanac.ccnews.readers)
         "source_file": task.label,
         "source_offset": item.offset,
         "charset": charset,

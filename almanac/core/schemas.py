@@ -29,7 +29,7 @@ ARTICLE_SCHEMA = pa.schema(
         pa.field("language", pa.string()),
         pa.field("word_count", pa.int32(), nullable=False),
         pa.field("crawl_date", TIMESTAMP),
-        pa.field("source_format", pa.string(), nullable=False),  # "warc" | "newsplease_jsonl"
+        pa.field("source_format", pa.string(), nullable=False),  # a reader kind of almanac/ccnews/readers.py
         pa.field("source_file", pa.string(), nullable=False),
         pa.field("source_offset", pa.int64(), nullable=False),  # byte offset (WARC) or line number (JSONL)
         # The codec a WARC page was decoded with (almanac.ccnews.extract.decode_page); null for JSONL.

@@ -47,6 +47,14 @@ class Event:
     fields: list[str] = field(default_factory=list)  # once drawn, so a re-exported event repeats them
 
 
+@dataclass
+class Slot:
+    """One 15-minute export file of the sample and the events it holds."""
+
+    stamp: datetime
+    events: list[Event] = field(default_factory=list)
+
+
 def actor(rng: random.Random, code: str, relation: str) -> list[str]:
     """The ten Actor fields: Code, Name, CountryCode, KnownGroup, Ethnic, Religion1/2, Type1/2/3."""
     if not code:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -12,142 +11,22 @@ import pytest
 
 from almanac.core.io import write_json, write_parquet
 from almanac.core.schemas import table_from_rows
-from almanac.foresight.schema import QUESTION_SCHEMA, RELEASED_COLUMNS
 from almanac.reports import openforesight_stats as stats
 from almanac.reports.model import Report, Table
-from almanac.reports.openforesight import PANELS, SERIES, build_report
+from almanac.reports.openforesight import SERIES, build_report
 from almanac.reports.scope import ReportScope
 from almanac.reports.write import write_report
-from tests.reports.test_summary import MAX_SUMMARY_KEYS, leaves
+from tests.reports.openforesight_report_project import (
+    MONTHS,
+    PARAMS,
+    PER_MONTH,
+    RELEASED_SCHEMA,
+    project,
+    released,
+    stage_metrics,
+)
 
-RELEASED_SCHEMA = pa.schema([QUESTION_SCHEMA.field(name) for name in RELEASED_COLUMNS])
-MONTHS = ("2025-01", "2025-02", "2025-03")
-# (items_in, items_out, rejected_by_reason, extra metrics keys)
-Counts = tuple[int, int, dict[str, int], dict[str, Any]]
-PARAMS = {"months": list(MONTHS), "foresight": {"split": {"cross_question_leakage": "flag"}}}
-
-
-def released(
-    question_id: str,
-    split: str,
-    title: str,
-    answer: str,
-    start: date,
-    resolved: date,
-    source: str = "a.example",
-    answer_class: str | None = "name",
-    leak: bool = False,
-) -> dict[str, Any]:
-    return {
-        "question_id": question_id,
-        "question_title": title,
-        "background": "Some background.",
-        "resolution_criteria": "Resolves by the news.",
-        "answer": answer,
-        "answer_type": "string (name)",
-        "answer_class": answer_class,
-        "question_start_date": start,
-        "resolution_date": resolved,
-        "url": f"https://{source}/{question_id}",
-        "article_title": "Headline",
-        "article_publish_date": datetime(resolved.year, resolved.month, resolved.day, tzinfo=UTC),
-        "news_source": source,
-        "article_id": f"art-{question_id}",
-        "split": split,
-        "cross_question_leak": leak,
-        "generator_model": "gen",
-        "validator_model": "val",
-    }
-
-
-# Words: titles 9, 5, 10, 5; answers 2, 1, 3, 2; horizons 7, 30, 10, 3 days.
-SPLIT_FILES = {
-    "train/2025-01": [
-        released("q1", "train", "Who will win the cup by January 9, 2025?", "Ada Lovelace",
-                 date(2025, 1, 2), date(2025, 1, 9)),
-        released("q2", "train", "Which firm will buy Acme?", "Globex", date(2025, 1, 1), date(2025, 1, 31),
-                 source="b.example", answer_class="organization", leak=True),
-    ],
-    "validation/2025-02": [
-        released("q3", "validation", "Where will the summit be held by February 20, 2025?",
-                 "Port Alder City", date(2025, 2, 10), date(2025, 2, 20), answer_class="location"),
-    ],
-    "test/2025-03": [
-        released("q4", "test", "Who  will\tlead the  party?", "  Mira Okafor ", date(2025, 3, 1),
-                 date(2025, 3, 4), answer_class=None),
-    ],
-}  # fmt: skip
-
-# stage -> month -> counts; chained within each month (validate reads what qgen generated, ...).
-PER_MONTH: dict[str, dict[str, Counts]] = {
-    "foresight_qgen": {
-        "2025-01": (4, 3, {"no_question": 1}, {"candidates": 8}),
-        "2025-02": (3, 2, {"no_question": 1}, {"candidates": 5}),
-        "2025-03": (2, 1, {"no_question": 1}, {"candidates": 2}),
-    },
-    "foresight_validate": {
-        "2025-01": (8, 6, {"invalid": 2}, {}),
-        "2025-02": (5, 5, {}, {}),
-        "2025-03": (2, 2, {}, {}),
-    },
-    "foresight_select": {
-        "2025-01": (6, 5, {"not_selected": 1}, {}),
-        "2025-02": (5, 4, {"not_selected": 1}, {}),
-        "2025-03": (2, 2, {}, {}),
-    },
-    "foresight_leakage": {
-        "2025-01": (5, 3, {"answer_leak_exact": 1, "answer_leak_alias": 1}, {"edited_by_llm": 2}),
-        "2025-02": (4, 3, {"llm_failed": 1}, {"edited_by_llm": 1}),  # not a re-scan drop
-        "2025-03": (2, 2, {}, {"edited_by_llm": 0}),
-    },
-    "foresight_answer_type": {
-        "2025-01": (3, 3, {}, {}),
-        "2025-02": (3, 2, {"disallowed_answer_class": 1}, {}),
-        "2025-03": (2, 2, {}, {}),
-    },
-    "foresight_dates": {
-        "2025-01": (3, 2, {"unparseable_date": 1}, {}),
-        "2025-02": (2, 2, {}, {}),
-        "2025-03": (2, 1, {"unparseable_date": 1}, {}),
-    },
-}
-GLOBAL: dict[str, Counts] = {
-    "foresight_question_dedup": (5, 4, {"near_duplicate_question": 1}, {"candidate_pairs": 3, "verified_pairs": 1}),
-    "foresight_split": (4, 4, {}, {"cross_question_leaks": 1}),
-    "dedup": (
-        50,
-        40,
-        {"duplicate_id": 2, "near_duplicate": 3, "publish_month_out_of_scope": 5},
-        {"candidate_pairs": 4, "verified_pairs": 3, "dedup_rate": 0.1111},
-    ),
-}  # fmt: skip
-
-
-def stage_metrics(stage: str, counts: Counts) -> dict[str, Any]:
-    items_in, items_out, by_reason, extra = counts
-    assert items_in == items_out + sum(by_reason.values()), stage
-    return {
-        "stage": stage,
-        "items_in": items_in,
-        "items_out": items_out,
-        "rejected": sum(by_reason.values()),
-        "rejected_by_reason": by_reason,
-        "seconds": 0.25,
-        **extra,
-    }
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    for name, rows in SPLIT_FILES.items():
-        write_parquet(table_from_rows(rows, RELEASED_SCHEMA), f"data/foresight/splits/{name}.parquet")
-    for stage, months in PER_MONTH.items():
-        for month, counts in months.items():
-            write_json(stage_metrics(stage, counts), f"reports/metrics/{stage}/{month}.json")
-    for stage, counts in GLOBAL.items():
-        write_json(stage_metrics(stage, counts), f"reports/metrics/{stage}.json")
-    return tmp_path
+__all__ = ["project"]  # pytest fixtures used by name
 
 
 def table_named(report: Report, title: str) -> Table:
@@ -351,79 +230,3 @@ def test_split_grid_totals_a_split_spanning_two_months(project: Path) -> None:
     )
     assert report.metrics["by_split_month"]["train"] == {"2025-01": 2, "2025-02": 1}
     assert report.metrics["by_month"] == {"2025-01": 2, "2025-02": 2, "2025-03": 1}
-
-
-def test_whole_dataset_summary_and_panels(project: Path, tmp_path: Path) -> None:
-    # Two LLM stages: qgen in January (generator) and validate in February (validator).
-    qgen = stage_metrics("foresight_qgen", PER_MONTH["foresight_qgen"]["2025-01"])
-    generator = {"generator.requests": 8, "generator.refused": 1, "generator.prompt_tokens": 1000,
-                 "generator.completion_tokens": 200, "generator.cost_usd": 0.0125}  # fmt: skip
-    write_json({**qgen, "llm": generator}, "reports/metrics/foresight_qgen/2025-01.json")
-    validate = stage_metrics("foresight_validate", PER_MONTH["foresight_validate"]["2025-02"])
-    validator = {"validator.requests": 5, "validator.refused": 2, "validator.cost_usd": 0.0025}
-    write_json({**validate, "llm": validator}, "reports/metrics/foresight_validate/2025-02.json")
-    invariants = {"ids_unique": {"checked": 4, "violations": 0}, "dates": {"checked": 4, "violations": 0}}
-    write_json({"ok": True, "rows": 4, "invariants": invariants}, "reports/check/openforesight.json")
-
-    report = build_report(ReportScope(MONTHS, True, PARAMS))
-
-    assert report.summary == {
-        # q1 q2 train (January), q3 validation (February), q4 test (March)
-        "rows": {
-            "all": 4,
-            "train": {"2025-01": 2, "all": 2},
-            "validation": {"2025-02": 1, "all": 1},
-            "test": {"2025-03": 1, "all": 1},
-        },
-        # articles read 4 + 3 + 2; then kept per step, summed over the months (PER_MONTH, GLOBAL)
-        "funnel": {
-            "00_in": 9,
-            "01_foresight_qgen": 6,  # 3 + 2 + 1
-            "02_foresight_validate": 13,  # 6 + 5 + 2
-            "03_foresight_select": 11,  # 5 + 4 + 2
-            "04_foresight_leakage": 8,  # 3 + 3 + 2
-            "05_foresight_answer_type": 7,  # 3 + 2 + 2
-            "06_foresight_dates": 5,  # 2 + 2 + 1
-            "07_foresight_question_dedup": 4,
-            "08_foresight_split": 4,
-        },
-        # generator + validator: requests 8 + 5, refused 1 + 2, cost 0.0125 + 0.0025
-        "llm": {"requests": 13, "refused": 3, "prompt_tokens": 1000, "completion_tokens": 200,
-                "cost_usd": 0.015},
-        "check": {"ok": True, "rows": 4, "violations": 0},
-    }  # fmt: skip
-    assert report.metrics["llm"] == report.summary["llm"]  # the report's metrics.json has it too
-    assert leaves(report.summary) == 24 <= MAX_SUMMARY_KEYS  # rows 1 + 3 * 2, funnel 9, llm 5, check 3
-    assert report.panels == PANELS
-    assert sorted(name for panel in PANELS for name in panel.series) == sorted(SERIES)  # each series once
-
-    written = write_report(report, tmp_path / "out")
-    assert (tmp_path / "out" / "summary.json") in written
-    assert [path.name for path in written if path.parent.name == "panels"] == [
-        "1_overview.png",
-        "2_content.png",
-        "3_distributions.png",
-    ]
-    assert all(path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for path in written if path.suffix == ".png")
-
-
-def test_a_month_report_has_no_summary_or_panels(project: Path, tmp_path: Path) -> None:
-    report = build_report(ReportScope(("2025-02",), False, PARAMS))
-    assert report.summary is None and report.panels == ()
-    written = write_report(report, tmp_path / "out")
-    assert not (tmp_path / "out" / "summary.json").exists() and not (tmp_path / "out" / "panels").exists()
-    assert len(written) == 2 + 2 * len(SERIES)  # metrics.json, report.md, a CSV and a figure per series
-
-
-def test_report_says_who_wrote_the_questions_and_shows_one(project: Path) -> None:
-    offline = {"generator": {"backend": "offline", "model": "gen"}, "validator": {"model": "val"}}
-    report = build_report(ReportScope(MONTHS, True, {**PARAMS, "llm": {"roles": offline}}))
-    assert report.authorship.startswith("**These questions were not written by a language model.**")
-    assert "editor: backend unknown, not in params.yaml" in report.authorship
-    assert report.example is not None and report.example.note.startswith("One released question (`q1`, train")
-    assert ("Article title", "Headline") in report.example.rows
-
-    hosted = {**offline, "generator": {"backend": "openai", "model": "gen"}}
-    report = build_report(ReportScope(("2025-03",), False, {**PARAMS, "llm": {"roles": hosted}}))
-    assert report.authorship.startswith("The questions were written by the model `gen` (`backend: openai`).")
-    assert report.example is not None and report.example.note.startswith("One released question (`q4`, test")

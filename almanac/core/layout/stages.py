@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from almanac.core.layout import paths as p
+from almanac.core import layout as p  # every path function, whichever module of the package has it
 from almanac.foresight.recipe import RECIPE as FORESIGHT_RECIPE
 
 # The ``*_report`` stages' plot series (reports/<style>/<month>/plots/<name>.csv), in the builders' order;
