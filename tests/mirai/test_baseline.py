@@ -150,7 +150,7 @@ def test_baseline_forecasts_are_scored_like_any_forecast() -> None:
 
 def _files(tmp_path: Path) -> list[str]:
     """A two-query split and a quads.parquet history; the --queries/--quads options naming them."""
-    from tests.mirai.test_score import _queries_file
+    from tests.mirai.test_score_inputs import _queries_file
 
     queries = tmp_path / "queries.parquet"
     _queries_file(queries)  # (2025-05-12, USA, CHN) answers 042 043; (2025-05-13, FRA, DEU) 042 051
