@@ -16,7 +16,7 @@ import duckdb
 
 from almanac.foresight.recipe import RECIPE
 from almanac.foresight.split import SPLITS
-from almanac.reports.funnel import FunnelStep
+from almanac.reports.funnel import FunnelStep, chained_records
 from almanac.reports.markdown import markdown_table
 from almanac.reports.views import parquet_view
 
@@ -137,19 +137,7 @@ def funnel_metrics(
         "generated": producing[0]["produced"] if producing else None,
         "final": funnel[-1]["count"] if funnel else 0,
         "final_share": round(funnel[-1]["share"], 4) if funnel else 0.0,
-        "stages": [
-            {
-                "stage": row["stage"],
-                "label": row["label"],
-                "items_in": row["items_in"],
-                "items_out": row["items_out"],
-                "rejected": row["rejected"],
-                "count": row["count"],
-                "share": round(row["share"], 4),
-                "rejected_by_reason": row["rejected_by_reason"],
-            }
-            for row in funnel
-        ],
+        "stages": chained_records(funnel),
         "answer_types": {row["answer_class"]: row["questions"] for row in answer_types},
         "questions_by_split": split_totals,
         "questions_by_split_month": splits,

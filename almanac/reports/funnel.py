@@ -147,6 +147,23 @@ def chained_funnel(
     return rows
 
 
+def chained_records(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of :func:`chained_funnel` as the JSON a funnel stage writes (shares to 4 decimals)."""
+    return [
+        {
+            "stage": row["stage"],
+            "label": row["label"],
+            "items_in": row["items_in"],
+            "items_out": row["items_out"],
+            "rejected": row["rejected"],
+            "count": row["count"],
+            "share": round(row["share"], 4),
+            "rejected_by_reason": row["rejected_by_reason"],
+        }
+        for row in rows
+    ]
+
+
 def _llm_counters(files: Sequence[Path]) -> dict[str, float]:
     """``LLM_COUNTERS`` summed over every role of ``files`` (zeros for a stage that asks no LLM)."""
     totals: dict[str, float] = dict.fromkeys(LLM_COUNTERS, 0)

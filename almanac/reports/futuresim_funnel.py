@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from almanac.futuresim.recipe import RECIPE
 from almanac.reports.foresight_funnel import split_rows
-from almanac.reports.funnel import FunnelStep, chained_funnel
+from almanac.reports.funnel import FunnelStep, chained_funnel, chained_records
 from almanac.reports.markdown import markdown_table
 
 # The question filters of the recipe (the corpus export before them counts articles, not questions).
@@ -57,18 +57,7 @@ def futuresim_funnel(metrics_dir: Path, question_files: list[Path]) -> tuple[str
     metrics = {
         "released": released,
         "final": rows[-1]["count"] if rows else 0,
-        "stages": [
-            {
-                "stage": row["stage"],
-                "label": row["label"],
-                "items_in": row["items_in"],
-                "items_out": row["items_out"],
-                "rejected": row["rejected"],
-                "share": round(row["share"], 4),
-                "rejected_by_reason": row["rejected_by_reason"],
-            }
-            for row in rows
-        ],
+        "stages": chained_records(rows),
         "questions_by_split_month": splits,
     }
     return markdown, metrics
