@@ -89,16 +89,16 @@ def test_planted_near_duplicates_are_removed_keeping_the_earliest() -> None:
         "https://c.example/other",
         "https://d.example/rewrite",
     ]
-    by_reason = {reject.reason: reject for reject in ledger.rejects}
+    by_reason = {row["reason"]: row for row in ledger.rejects_table().to_pylist()}
     assert ledger.rejected_by_reason == {
         "duplicate_id": 1,
         "near_duplicate": 1,
         "publish_month_out_of_scope": 1,
     }
     original_id = content_id("https://a.example/original", original)
-    assert by_reason["near_duplicate"].id == content_id("https://b.example/syndicated", syndicated)
-    assert by_reason["near_duplicate"].related_id == original_id
-    assert by_reason["duplicate_id"].related_id == original_id
+    assert by_reason["near_duplicate"]["id"] == content_id("https://b.example/syndicated", syndicated)
+    assert by_reason["near_duplicate"]["related_id"] == original_id
+    assert by_reason["duplicate_id"]["related_id"] == original_id
     assert ledger.extra["verified_pairs"] == 1
 
 

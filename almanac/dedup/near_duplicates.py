@@ -1,19 +1,26 @@
-"""Cross-month, cross-source near-duplicate removal: MinHash on Ray, LSH, exact verification, clusters."""
+"""Near-duplicate removal settings, and dedup of texts held in memory (questions, tests, small corpora).
+
+The corpus stage does not hold texts: it reads signature files (almanac.dedup.signature_store), bands
+them (almanac.dedup.banding) and decides with :func:`almanac.dedup.survivors.select_survivors`, which
+:func:`deduplicate` runs too, so both give the same decisions.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.progress import progress
-from almanac.core.rejects import StageLedger
+from almanac.core.rejects import StageLedger, TableLedger
+from almanac.dedup.banding import band_hashes, candidate_pairs, empty_rows
 from almanac.dedup.cluster import Duplicate, resolve_clusters
-from almanac.dedup.lsh import candidate_pairs
 from almanac.dedup.minhash import MinHashConfig, jaccard, shingles, signatures
+from almanac.dedup.survivors import SelectSettings, Selection, select_survivors
 
 STAGE = "dedup"
 
@@ -26,13 +33,24 @@ class DedupConfig:
     rows: int = 4
     threshold: float = 0.6  # exact Jaccard of word 5-gram sets; ~4% edited words already gives ~0.7
     seed: int = 1
-    docs_per_task: int = 2000  # one Ray task signs this many articles
+    docs_per_task: int = 2000  # in-memory dedup (questions): one Ray task signs this many texts
+    sign_batch_rows: int = 4096  # dedup_signatures: texts signed and written per batch
+    text_batch_rows: int = 10_000  # dedup: texts held at once (verification) and rows per written row group
+    band_shards: int = 1  # ranges of band-hash values banded as separate parallel_map tasks (1 = in-process)
+    duckdb_memory: str = "1GB"  # dedup: DuckDB's limit while sorting the kept corpus (it spills past it)
 
     def __post_init__(self) -> None:
         if self.bands * self.rows > self.num_perm:
             raise ValueError(f"bands*rows = {self.bands * self.rows} exceeds num_perm = {self.num_perm}")
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError("threshold must be in (0, 1]")
+        for name in ("docs_per_task", "sign_batch_rows", "text_batch_rows", "band_shards"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+    @property
+    def select(self) -> SelectSettings:
+        return SelectSettings(self.ngram, self.threshold, self.band_shards, self.text_batch_rows)
 
     @property
     def minhash(self) -> MinHashConfig:
@@ -63,86 +81,20 @@ def find_near_duplicates(
 
     Signatures are computed in chunks on Ray; LSH proposes pairs, exact Jaccard verifies them.
     """
-    step = config.docs_per_task
-    chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
-    tasks = [_SignTask(chunk, config.minhash) for chunk in chunks]
-    signed = parallel_map(_sign, tasks, ray_config, desc="minhash signatures", unit="chunk")
-    sigs = np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
-    candidates = candidate_pairs(sigs, config.bands, config.rows)
+    sigs = _signatures(texts, config, ray_config)
+    hashes = band_hashes(sigs, config.bands, config.rows)
+    found = candidate_pairs(hashes, empty_rows(sigs), config.band_shards, ray_config)
+    candidates = [(int(left), int(right)) for left, right in found]
     verified = _verify(candidates, texts, config)
     return NearDuplicates(resolve_clusters(len(texts), verified, order_keys), len(candidates), len(verified))
 
 
-def deduplicate(
-    articles: pa.Table, months: list[str], config: DedupConfig, ray_config: RayConfig
-) -> tuple[pa.Table, StageLedger]:
-    """The corpus of ``months``: kept articles (earliest of each cluster) and a ledger of what was dropped."""
-    ledger = StageLedger(STAGE, items_in=articles.num_rows)
-    articles = _restrict_to_months(articles, months, ledger)
-    # Earliest first, ties by id: makes every later choice (which copy is kept) order-independent.
-    articles = articles.sort_by([("publish_date", "ascending"), ("id", "ascending")])
-    ids = articles.column("id").to_pylist()
-    locations = _locations(articles)
-    first_index: dict[str, int] = {}
-    keep = np.ones(len(ids), dtype=bool)
-    for index, article_id in enumerate(ids):
-        if article_id in first_index:  # same URL and text, e.g. re-crawled in a later month
-            keep[index] = False
-            ledger.reject(
-                article_id, "duplicate_id", "same canonical URL and text", locations[index], article_id
-            )
-        else:
-            first_index[article_id] = index
-    unique = articles.filter(pa.array(keep))
-    texts = unique.column("text").to_pylist()
-    unique_ids = unique.column("id").to_pylist()
-    unique_locations = _locations(unique)
-    dates = unique.column("publish_date").to_pylist()
-    found = find_near_duplicates(
-        texts, [(dates[i], unique_ids[i]) for i in range(len(texts))], config, ray_config
-    )
-    duplicates = found.duplicates
-    drop = np.zeros(len(texts), dtype=bool)
-    for duplicate in duplicates:
-        drop[duplicate.index] = True
-        ledger.reject(
-            unique_ids[duplicate.index],
-            "near_duplicate",
-            f"jaccard={duplicate.jaccard:.3f} with {unique_ids[duplicate.neighbour]}",
-            unique_locations[duplicate.index],
-            unique_ids[duplicate.kept],
-        )
-    kept = unique.filter(pa.array(~drop))
-    ledger.items_out = kept.num_rows
-    ledger.extra.update(
-        {
-            "candidate_pairs": found.candidate_pairs,
-            "verified_pairs": found.verified_pairs,
-            "rejected_candidate_pairs": found.candidate_pairs - found.verified_pairs,
-            # Share of in-scope articles removed as exact or near duplicates.
-            "dedup_rate": round(1 - kept.num_rows / articles.num_rows, 4) if articles.num_rows else 0.0,
-        }
-    )
-    kept = kept.sort_by([("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")])
-    return kept, ledger
-
-
-def _restrict_to_months(articles: pa.Table, months: list[str], ledger: StageLedger) -> pa.Table:
-    """Crawl month M also holds older articles; only those published in a month in scope are kept."""
-    in_scope = pc.is_in(articles.column("publish_month"), value_set=pa.array(months, type=pa.string()))
-    dropped = articles.filter(pc.invert(in_scope))
-    months_dropped = dropped.column("publish_month").to_pylist()
-    for article_id, month, location in zip(
-        dropped.column("id").to_pylist(), months_dropped, _locations(dropped), strict=True
-    ):
-        ledger.reject(article_id, "publish_month_out_of_scope", f"published in {month}", location)
-    return articles.filter(in_scope)
-
-
-def _locations(articles: pa.Table) -> list[str]:
-    files = articles.column("source_file").to_pylist()
-    offsets = articles.column("source_offset").to_pylist()
-    return [f"{name}:{offset}" for name, offset in zip(files, offsets, strict=True)]
+def _signatures(texts: list[str], config: DedupConfig, ray_config: RayConfig) -> npt.NDArray[np.uint32]:
+    step = config.docs_per_task
+    chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
+    tasks = [_SignTask(chunk, config.minhash) for chunk in chunks]
+    signed = parallel_map(_sign, tasks, ray_config, desc="minhash signatures", unit="chunk")
+    return np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
 
 
 def _verify(
@@ -162,3 +114,56 @@ def _verify(
         if similarity >= config.threshold:
             verified.append((left, right, similarity))
     return verified
+
+
+def deduplicate(
+    articles: pa.Table, months: list[str], config: DedupConfig, ray_config: RayConfig
+) -> tuple[pa.Table, TableLedger]:
+    """The corpus of ``months`` from an in-memory table: the same decisions as the dedup stage, which
+    runs :func:`select_survivors` over signature files instead (for tests and small corpora)."""
+    ledger = TableLedger(STAGE)
+    locations = pc.binary_join_element_wise(
+        articles.column("source_file"), pc.cast(articles.column("source_offset"), pa.string()), ":"
+    )
+    meta = pa.table(
+        {
+            "id": articles.column("id"),
+            "month": articles.column("publish_month"),
+            "publish_date": articles.column("publish_date"),
+            "source": locations,
+        }
+    )
+    sigs = _signatures(articles.column("text").to_pylist(), config, ray_config)
+    texts = articles.column("text")
+
+    def lookup(rows: npt.NDArray[np.int64]) -> list[str]:
+        return [str(text) for text in texts.take(pa.array(rows)).to_pylist()]
+
+    selection = select_survivors(
+        meta,
+        band_hashes(sigs, config.bands, config.rows),
+        empty_rows(sigs),
+        months,
+        config.select,
+        lookup,
+        ledger,
+        ray_config,
+    )
+    record_selection(ledger, selection)
+    kept = articles.take(pa.array(selection.kept))
+    kept = kept.sort_by([("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")])
+    return kept, ledger
+
+
+def record_selection(ledger: StageLedger, selection: Selection) -> None:
+    """The dedup metrics beyond the counts (the names reports/ and the funnels read)."""
+    kept = len(selection.kept)
+    ledger.extra.update(
+        {
+            "candidate_pairs": selection.candidate_pairs,
+            "verified_pairs": selection.verified_pairs,
+            "rejected_candidate_pairs": selection.candidate_pairs - selection.verified_pairs,
+            # Share of in-scope articles removed as exact or near duplicates.
+            "dedup_rate": round(1 - kept / selection.in_scope, 4) if selection.in_scope else 0.0,
+        }
+    )

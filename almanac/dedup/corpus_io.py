@@ -1,0 +1,123 @@
+"""Reading texts back by position and writing the kept corpus, with DuckDB, never a whole month in memory.
+
+Every article is addressed by ``(ingest_file, ingest_row)`` from its signature row. DuckDB joins those
+positions with ``read_parquet(..., filename=true, file_row_number=true)``, reading only the files that
+hold a wanted row, and sorts the kept rows of a month (spilling to disk past ``memory_limit``) while
+pyarrow writes them ``write_batch_rows`` rows per row group.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from almanac.core.io import PARQUET_COMPRESSION, atomic_dir, write_parquet
+from almanac.core.schemas import ARTICLE_SCHEMA
+
+_JOIN = """
+    SELECT {columns} FROM read_parquet($files, filename = true, file_row_number = true) AS article
+    JOIN wanted ON article.filename = wanted.ingest_file AND article.file_row_number = wanted.ingest_row
+    ORDER BY wanted.ord
+"""
+
+
+@contextmanager
+def duckdb_session(memory_limit: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB connection that spills to a private temporary folder past ``memory_limit``."""
+    with tempfile.TemporaryDirectory(prefix="almanac-dedup-duckdb-") as spill:
+        con = duckdb.connect()
+        try:
+            con.execute("SET TimeZone = 'UTC'")  # publish dates come back as UTC instants
+            con.execute(f"SET memory_limit = '{memory_limit}'")
+            con.execute(f"SET temp_directory = '{spill}'")
+            yield con
+        finally:
+            con.close()
+
+
+def _wanted(meta: pa.Table, rows: npt.NDArray[np.int64]) -> tuple[pa.Table, list[str]]:
+    chosen = meta.select(["ingest_file", "ingest_row"]).take(pa.array(rows))
+    wanted = chosen.append_column("ord", pa.array(np.arange(len(rows), dtype=np.int64)))
+    files = sorted(set(chosen.column("ingest_file").unique().to_pylist()))
+    return wanted, files
+
+
+class TextReader:
+    """Texts of metadata rows, read from the ingest files (the TextLookup of the dedup stage)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, meta: pa.Table) -> None:
+        self.con = con
+        self.meta = meta
+
+    def __call__(self, rows: npt.NDArray[np.int64]) -> list[str]:
+        if not len(rows):
+            return []
+        wanted, files = _wanted(self.meta, rows)
+        self.con.register("wanted", wanted)
+        try:
+            texts = self.con.execute(_JOIN.format(columns="article.text"), {"files": files}).to_arrow_table()
+        finally:
+            self.con.unregister("wanted")
+        column = texts.column(0)
+        if len(column) != len(rows):
+            raise RuntimeError(f"asked for {len(rows)} texts, the ingest files gave {len(column)}: re-sign")
+        return [str(text) for text in column.to_pylist()]
+
+
+def write_corpus(
+    con: duckdb.DuckDBPyConnection,
+    meta: pa.Table,
+    kept: npt.NDArray[np.int64],
+    months: list[str],
+    directory: Path,
+    batch_rows: int,
+) -> None:
+    """``<directory>/<month>.parquet`` for every month: the ``kept`` rows (already in output order) of
+    that publish month, full article columns; the folder is replaced as a whole."""
+    month_of_kept = np.asarray(meta.column("month").take(pa.array(kept)).to_numpy(zero_copy_only=False))
+    with atomic_dir(directory) as staging:
+        for month in months:
+            rows = kept[month_of_kept == month]
+            target = staging / f"{month}.parquet"
+            if not len(rows):
+                write_parquet(ARTICLE_SCHEMA.empty_table(), target)
+                continue
+            wanted, files = _wanted(meta, rows)
+            con.register("wanted", wanted)
+            try:
+                columns = ", ".join(f"article.{name}" for name in ARTICLE_SCHEMA.names)
+                con.execute(_JOIN.format(columns=columns), {"files": files})
+                written = _write_batches(con.to_arrow_reader(batch_rows), target, batch_rows)
+            finally:
+                con.unregister("wanted")
+            if written != len(rows):
+                raise RuntimeError(f"{month}: {len(rows)} kept articles, the ingest files gave {written}")
+
+
+def _write_batches(reader: pa.RecordBatchReader, target: Path, batch_rows: int) -> int:
+    """Row groups of exactly ``batch_rows`` rows (the last may be shorter), whatever DuckDB's batches."""
+    written = 0
+    pending: list[pa.RecordBatch] = []
+    pending_rows = 0
+    with pq.ParquetWriter(target, ARTICLE_SCHEMA, compression=PARQUET_COMPRESSION) as writer:
+        for batch in reader:
+            pending.append(batch.cast(ARTICLE_SCHEMA))
+            pending_rows += batch.num_rows
+            while pending_rows >= batch_rows:
+                table = pa.Table.from_batches(pending, ARTICLE_SCHEMA)
+                writer.write_table(table.slice(0, batch_rows).combine_chunks(), row_group_size=batch_rows)
+                rest = table.slice(batch_rows)
+                pending, pending_rows = rest.to_batches(), rest.num_rows
+                written += batch_rows
+        if pending_rows:
+            writer.write_table(pa.Table.from_batches(pending, ARTICLE_SCHEMA).combine_chunks())
+            written += pending_rows
+    return written

@@ -1,0 +1,168 @@
+"""Which articles survive dedup, decided from metadata and band hashes; texts only for candidate pairs.
+
+The policy is the one dedup always had: articles published outside the months in scope are dropped;
+of copies with one id (same canonical URL and text) the earliest (publish date, then id, then reading
+order) stays; of a cluster of verified near-duplicates the earliest (publish date, then id) stays.
+Texts are read only for the documents of candidate pairs, ``text_batch_rows`` documents at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from almanac.core.parallel import RayConfig
+from almanac.core.progress import progress
+from almanac.core.rejects import TableLedger
+from almanac.dedup.banding import Pairs, candidate_pairs
+from almanac.dedup.cluster import resolve_clusters
+from almanac.dedup.minhash import jaccard, shingles
+
+# Texts of rows of the metadata table, by row position, in the order asked.
+TextLookup = Callable[[npt.NDArray[np.int64]], list[str]]
+
+
+@dataclass(frozen=True)
+class Selection:
+    kept: npt.NDArray[np.int64]  # metadata rows kept, sorted by (publish date, id)
+    candidate_pairs: int
+    verified_pairs: int
+    in_scope: int
+
+
+def select_survivors(
+    meta: pa.Table,
+    hashes: npt.NDArray[np.uint64],
+    empty: npt.NDArray[np.bool_],
+    months: list[str],
+    settings: SelectSettings,
+    texts: TextLookup,
+    ledger: TableLedger,
+    ray_config: RayConfig,
+) -> Selection:
+    """Kept rows of ``meta`` (columns id, month, publish_date, source); every other row gets a reject."""
+    ledger.items_in += meta.num_rows
+    positions = np.arange(meta.num_rows, dtype=np.int64)
+    in_scope = pc.is_in(meta.column("month"), value_set=pa.array(months, type=pa.string()))
+    out_of_scope = meta.filter(pc.invert(in_scope))
+    ledger.reject_table(
+        _rejects(
+            out_of_scope,
+            ledger.stage,
+            "publish_month_out_of_scope",
+            pc.binary_join_element_wise("published in ", out_of_scope.column("month"), ""),
+            None,
+        )
+    )
+    scoped = meta.filter(in_scope).append_column("position", pa.array(positions[_mask(in_scope)]))
+    # Earliest first, ties by id, then reading order: which copy of an id stays is order-independent
+    # of everything but the input order of true copies, as before.
+    scoped = scoped.take(pc.sort_indices(scoped, [("publish_date", "ascending"), ("id", "ascending")]))
+    ids = scoped.column("id")
+    repeated = np.zeros(scoped.num_rows, dtype=bool)
+    if scoped.num_rows > 1:
+        repeated[1:] = _mask(pc.equal(ids.slice(1), ids.slice(0, scoped.num_rows - 1)))
+    copies = scoped.filter(pa.array(repeated))
+    ledger.reject_table(
+        _rejects(copies, ledger.stage, "duplicate_id", "same canonical URL and text", copies.column("id"))
+    )
+    unique = scoped.filter(pa.array(~repeated))
+    rows = unique.column("position").to_numpy().astype(np.int64)
+    pairs = candidate_pairs(hashes[rows], empty[rows], settings.shards, ray_config)
+    verified = _verify(pairs, rows, texts, settings)
+    # ``unique`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
+    # key: resolve_clusters runs over the documents of verified pairs only, keyed by their index.
+    nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
+    local = np.searchsorted(nodes, verified[:, :2].astype(np.int64)) if len(verified) else verified
+    edges = [(int(a), int(b), float(s)) for (a, b), s in zip(local, verified[:, 2], strict=True)]
+    duplicates = resolve_clusters(len(nodes), edges, [(int(node),) for node in nodes])
+    drop = np.zeros(unique.num_rows, dtype=bool)
+    if duplicates:
+        index = nodes[[d.index for d in duplicates]]
+        drop[index] = True
+        dropped = unique.take(pa.array(index))
+        unique_ids = unique.column("id")
+        neighbours = unique_ids.take(pa.array(nodes[[d.neighbour for d in duplicates]]))
+        kept_ids = unique_ids.take(pa.array(nodes[[d.kept for d in duplicates]]))
+        details = [
+            f"jaccard={d.jaccard:.3f} with {neighbour}"
+            for d, neighbour in zip(duplicates, neighbours.to_pylist(), strict=True)
+        ]
+        ledger.reject_table(
+            _rejects(dropped, ledger.stage, "near_duplicate", pa.array(details, pa.string()), kept_ids)
+        )
+    kept = rows[~drop]
+    ledger.items_out += len(kept)
+    return Selection(kept, len(pairs), len(verified), scoped.num_rows)
+
+
+@dataclass(frozen=True)
+class SelectSettings:
+    ngram: int
+    threshold: float
+    shards: int  # ranges of band-hash values, one parallel_map task each (1 = in this process)
+    text_batch_rows: int  # documents whose texts are held at once during verification
+
+
+def _verify(
+    pairs: Pairs, rows: npt.NDArray[np.int64], texts: TextLookup, settings: SelectSettings
+) -> npt.NDArray[np.float64]:
+    """Rows ``(i, j, jaccard)`` of the candidate pairs whose exact shingle Jaccard reaches the threshold.
+
+    Pairs are taken in (i, j) order, in batches whose documents number at most ``text_batch_rows``
+    (a pair needs both of its texts at once, so a batch has at least two)."""
+    verified: list[tuple[int, int, float]] = []
+    bar = progress(desc="jaccard of candidate pairs", unit="pair", total=len(pairs))
+    start = 0
+    while start < len(pairs):
+        stop, members = start, set()
+        while stop < len(pairs):
+            pair = (int(pairs[stop, 0]), int(pairs[stop, 1]))
+            if len(members) + sum(doc not in members for doc in pair) > max(2, settings.text_batch_rows):
+                break
+            members.update(pair)
+            stop += 1
+        documents = np.array(sorted(members), dtype=np.int64)
+        sets = {
+            int(doc): shingles(text, settings.ngram)
+            for doc, text in zip(documents, texts(rows[documents]), strict=True)
+        }
+        for left, right in pairs[start:stop]:
+            similarity = jaccard(sets[int(left)], sets[int(right)])
+            if similarity >= settings.threshold:
+                verified.append((int(left), int(right), similarity))
+        bar.update(stop - start)
+        start = stop
+    bar.close()
+    return np.array(verified, dtype=np.float64).reshape(-1, 3)
+
+
+def _mask(values: pa.ChunkedArray | pa.Array) -> npt.NDArray[np.bool_]:
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _rejects(
+    rows: pa.Table,
+    stage: str,
+    reason: str,
+    detail: str | pa.Array | pa.ChunkedArray,
+    related: pa.Array | pa.ChunkedArray | None,
+) -> pa.Table:
+    count = rows.num_rows
+    if isinstance(detail, str):
+        detail = pa.array([detail] * count, pa.string())
+    return pa.table(
+        {
+            "id": rows.column("id"),
+            "stage": pa.array([stage] * count, pa.string()),
+            "reason": pa.array([reason] * count, pa.string()),
+            "detail": detail,
+            "source": rows.column("source"),
+            "related_id": related if related is not None else pa.nulls(count, pa.string()),
+        }
+    )
