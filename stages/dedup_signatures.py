@@ -29,7 +29,13 @@ def main() -> int:
         print(f"{STAGE}: no ingest output {source}; run ccnews_ingest@{args.month} first", file=sys.stderr)
         return 1
     signed = sign_crawl_month(source, dedup_signatures(args.month), config.minhash, config.sign_batch_rows)
-    metrics = {"stage": STAGE, "items_in": signed, "items_out": signed, "signed_documents": signed}
+    metrics = {
+        "stage": STAGE,
+        "items_in": signed,
+        "items_out": signed,
+        "rejected": 0,
+        "signed_documents": signed,
+    }
     write_metrics({**metrics, "num_perm": config.num_perm}, metrics_path(STAGE, args.month))
     end_stage(STAGE, f"{signed} articles signed", started)
     return 0

@@ -15,6 +15,7 @@ verification rejects.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,7 +79,7 @@ def shard_bounds(shards: int) -> list[tuple[int, int]]:
     if shards < 1:
         raise ValueError(f"shards must be >= 1, got {shards}")
     edges = [shard * _HASH_SPACE // shards for shard in range(shards + 1)]
-    return list(zip(edges[:-1], edges[1:], strict=True))
+    return list(itertools.pairwise(edges))
 
 
 def shard_pairs(hashes: U64, excluded: npt.NDArray[np.bool_], low: int, high: int) -> Pairs:
@@ -117,7 +118,9 @@ def _run_shard(task: _ShardTask) -> Pairs:
     return shard_pairs(task.hashes, task.excluded, task.low, task.high)
 
 
-def candidate_pairs(hashes: U64, excluded: npt.NDArray[np.bool_], shards: int, ray_config: RayConfig) -> Pairs:
+def candidate_pairs(
+    hashes: U64, excluded: npt.NDArray[np.bool_], shards: int, ray_config: RayConfig
+) -> Pairs:
     """The union of every shard's pairs (a pair found in two bands counts once), sorted by (i, j)."""
     if shards == 1 or len(hashes) < 2:
         return shard_pairs(hashes, excluded, 0, _HASH_SPACE)

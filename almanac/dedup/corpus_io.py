@@ -63,7 +63,9 @@ class TextReader:
         wanted, files = _wanted(self.meta, rows)
         self.con.register("wanted", wanted)
         try:
-            texts = self.con.execute(_JOIN.format(columns="article.text"), {"files": files}).to_arrow_table()
+            texts: pa.Table = self.con.sql(
+                _JOIN.format(columns="article.text"), params={"files": files}
+            ).to_arrow_table()
         finally:
             self.con.unregister("wanted")
         column = texts.column(0)
@@ -94,8 +96,10 @@ def write_corpus(
             con.register("wanted", wanted)
             try:
                 columns = ", ".join(f"article.{name}" for name in ARTICLE_SCHEMA.names)
-                con.execute(_JOIN.format(columns=columns), {"files": files})
-                written = _write_batches(con.to_arrow_reader(batch_rows), target, batch_rows)
+                reader = con.sql(_JOIN.format(columns=columns), params={"files": files}).to_arrow_reader(
+                    batch_rows
+                )
+                written = _write_batches(reader, target, batch_rows)
             finally:
                 con.unregister("wanted")
             if written != len(rows):

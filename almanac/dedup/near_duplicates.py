@@ -20,7 +20,7 @@ from almanac.core.rejects import StageLedger, TableLedger
 from almanac.dedup.banding import band_hashes, candidate_pairs, empty_rows
 from almanac.dedup.cluster import Duplicate, resolve_clusters
 from almanac.dedup.minhash import MinHashConfig, jaccard, shingles, signatures
-from almanac.dedup.survivors import SelectSettings, Selection, select_survivors
+from almanac.dedup.survivors import Selection, SelectSettings, select_survivors
 
 STAGE = "dedup"
 

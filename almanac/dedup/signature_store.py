@@ -60,7 +60,10 @@ def sign_crawl_month(ingest_dir: Path, out_path: Path, config: MinHashConfig, ba
         raise ValueError(f"batch_rows must be >= 1, got {batch_rows}")
     schema = signature_schema(config.num_perm)
     signed = 0
-    with atomic_path(out_path) as temp, pq.ParquetWriter(temp, schema, compression=PARQUET_COMPRESSION) as out:
+    with (
+        atomic_path(out_path) as temp,
+        pq.ParquetWriter(temp, schema, compression=PARQUET_COMPRESSION) as out,
+    ):
         for path in ingest_files(ingest_dir):
             row = 0
             for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=_READ):

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig
-from almanac.core.progress import progress
+from almanac.core.progress import Bar, progress
 from almanac.core.rejects import TableLedger
 from almanac.dedup.banding import Pairs, candidate_pairs
 from almanac.dedup.cluster import resolve_clusters
@@ -117,10 +117,10 @@ def _verify(
     Pairs are taken in (i, j) order, in batches whose documents number at most ``text_batch_rows``
     (a pair needs both of its texts at once, so a batch has at least two)."""
     verified: list[tuple[int, int, float]] = []
-    bar = progress(desc="jaccard of candidate pairs", unit="pair", total=len(pairs))
+    bar: Bar[None] = progress(desc="jaccard of candidate pairs", unit="pair", total=len(pairs))
     start = 0
     while start < len(pairs):
-        stop, members = start, set()
+        stop, members = start, set[int]()
         while stop < len(pairs):
             pair = (int(pairs[stop, 0]), int(pairs[stop, 1]))
             if len(members) + sum(doc not in members for doc in pair) > max(2, settings.text_batch_rows):
