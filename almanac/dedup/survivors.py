@@ -60,18 +60,23 @@ def select_survivors(
         )
     )
     scoped = meta.filter(in_scope).append_column("position", pa.array(positions[_mask(in_scope)]))
-    # Earliest first, ties by id, then reading order: which copy of an id stays is order-independent
-    # of everything but the input order of true copies, as before.
-    scoped = scoped.take(pc.sort_indices(scoped, [("publish_date", "ascending"), ("id", "ascending")]))
-    ids = scoped.column("id")
-    repeated = np.zeros(scoped.num_rows, dtype=bool)
-    if scoped.num_rows > 1:
-        repeated[1:] = _mask(pc.equal(ids.slice(1), ids.slice(0, scoped.num_rows - 1)))
-    copies = scoped.filter(pa.array(repeated))
+    # Of the copies of one id, the earliest published stays, then the first read (a stable sort).
+    by_id = scoped.take(
+        pc.sort_indices(
+            scoped, [("id", "ascending"), ("publish_date", "ascending"), ("position", "ascending")]
+        )
+    )
+    ids = by_id.column("id")
+    repeated = np.zeros(by_id.num_rows, dtype=bool)
+    if by_id.num_rows > 1:
+        repeated[1:] = _mask(pc.equal(ids.slice(1), ids.slice(0, by_id.num_rows - 1)))
+    copies = by_id.filter(pa.array(repeated))
     ledger.reject_table(
         _rejects(copies, ledger.stage, "duplicate_id", "same canonical URL and text", copies.column("id"))
     )
-    unique = scoped.filter(pa.array(~repeated))
+    unique = by_id.filter(pa.array(~repeated))
+    # Earliest first, ties by id (unique now): every later choice (which copy is kept) follows this order.
+    unique = unique.take(pc.sort_indices(unique, [("publish_date", "ascending"), ("id", "ascending")]))
     rows = unique.column("position").to_numpy().astype(np.int64)
     pairs = candidate_pairs(hashes[rows], empty[rows], settings.shards, ray_config)
     verified = _verify(pairs, rows, texts, settings)
@@ -98,7 +103,7 @@ def select_survivors(
         )
     kept = rows[~drop]
     ledger.items_out += len(kept)
-    return Selection(kept, len(pairs), len(verified), scoped.num_rows)
+    return Selection(kept, len(pairs), len(verified), by_id.num_rows)
 
 
 @dataclass(frozen=True)
