@@ -1,7 +1,7 @@
 """Dedup at scale: peak memory and time of the real stages at 1x and 10x input, and adding a month.
 
     .venv/bin/python -m bench.dedup_scale [--docs 20000] [--scale 10] [--months 4] [--million]
-                                          [--workdir /tmp/almanac-bench-dedup] [--out bench/results/dedup_scale.json]
+        [--workdir /tmp/almanac-bench-dedup] [--out bench/results/dedup_scale.json]
 
 A synthetic CC-News crawl (``--months`` crawl months of ~600-word articles over a Zipf vocabulary; 4% of
 the articles are lightly edited copies of an earlier one, 1% re-crawled exact copies, 2% published the
@@ -81,7 +81,9 @@ def make_crawl(root: Path, docs: int, months: list[str], seed: int) -> None:
     """``docs`` articles split evenly over the crawl ``months``; see the module docstring for the mix."""
     rng = np.random.default_rng(seed)
     letters = np.array(list("etaoinshrdlcumwfgypbvkjxqz"))
-    vocabulary = sorted({"".join(letters[rng.integers(0, 26, int(rng.integers(2, 11)))]) for _ in range(50_000)})
+    vocabulary = sorted(
+        {"".join(letters[rng.integers(0, 26, int(rng.integers(2, 11)))]) for _ in range(50_000)}
+    )
     cumulative = np.cumsum(1.0 / (np.arange(len(vocabulary)) + 2.7) ** 1.07)
     cumulative /= cumulative[-1]
     recent: list[tuple[str, str]] = []  # (url, text) of earlier articles, to copy from
@@ -118,7 +120,9 @@ def make_crawl(root: Path, docs: int, months: list[str], seed: int) -> None:
     writer.close()
 
 
-def _append(rows: dict[str, list[Any]], url: str, text: str, published: datetime, crawl: str, serial: int) -> None:
+def _append(
+    rows: dict[str, list[Any]], url: str, text: str, published: datetime, crawl: str, serial: int
+) -> None:
     values = {
         "id": content_id(url, text),
         "url": url,
@@ -163,7 +167,11 @@ def run_stage(root: Path, module: str, *args: str) -> Run:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_USAGE_STATS_ENABLED": "0"}
     started = time.perf_counter()
     child = subprocess.Popen(
-        [sys.executable, "-m", f"stages.{module}", *args], cwd=root, env=env, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", f"stages.{module}", *args],
+        cwd=root,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert child.stderr is not None
     errors = child.stderr.read()
@@ -198,7 +206,10 @@ def bench_scale(workdir: Path, docs: int, months: list[str], seed: int) -> dict[
     sign_wall = sum(run.seconds for run in signs.values())
     full_seconds = sign_wall + dedup.seconds
     incremental_seconds = signs[months[-1]].seconds + dedup.seconds
-    sig_mb = sum(path.stat().st_size for path in (root / "data" / "dedup" / "signatures").glob("*.parquet")) / 2**20
+    sig_mb = (
+        sum(path.stat().st_size for path in (root / "data" / "dedup" / "signatures").glob("*.parquet"))
+        / 2**20
+    )
     return {
         "articles": metrics["items_in"],
         "crawl_months": len(months),
@@ -220,7 +231,9 @@ def bench_scale(workdir: Path, docs: int, months: list[str], seed: int) -> dict[
         "full_rebuild_seconds": round(full_seconds, 2),
         "add_one_month_seconds": round(incremental_seconds, 2),
         "add_month_over_full_rebuild": round(incremental_seconds / full_seconds, 3),
-        "dedup_metrics": {key: metrics[key] for key in ("items_out", "rejected_by_reason", "candidate_pairs")},
+        "dedup_metrics": {
+            key: metrics[key] for key in ("items_out", "rejected_by_reason", "candidate_pairs")
+        },
     }
 
 
@@ -229,7 +242,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--docs", type=int, default=20_000, help="articles at 1x")
     parser.add_argument("--scale", type=int, default=10, help="the large run has docs * scale articles")
     parser.add_argument("--months", type=int, default=4, help="crawl months (the last is the one added)")
-    parser.add_argument("--million", action="store_true", help="also run 1,000,000 articles (opt-in: minutes)")
+    parser.add_argument(
+        "--million", action="store_true", help="also run 1,000,000 articles (opt-in: minutes)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/almanac-bench-dedup"))
     parser.add_argument("--keep", action="store_true", help="leave the scratch projects in --workdir")
