@@ -187,11 +187,13 @@ def run_stage(root: Path, module: str, *args: str) -> Run:
 
 
 def bench_scale(workdir: Path, docs: int, months: list[str], seed: int) -> dict[str, Any]:
-    root = workdir / f"docs-{docs}"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
+    root = workdir / f"docs-{docs}-months-{len(months)}-seed-{seed}"
     started = time.perf_counter()
-    make_crawl(root, docs, months, seed)
+    if not (root / "generated").exists():  # a kept scratch project (--keep) is reused as it is
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        make_crawl(root, docs, months, seed)
+        (root / "generated").write_text("")
     generated = round(time.perf_counter() - started, 1)
     ingest_mb = sum(path.stat().st_size for path in (root / "data" / "ingest").rglob("*.parquet")) / 2**20
     # Built with every month but the last, then the last month is added: signing it + dedup is the
@@ -247,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/almanac-bench-dedup"))
-    parser.add_argument("--keep", action="store_true", help="leave the scratch projects in --workdir")
+    parser.add_argument("--keep", action="store_true", help="keep (and next time reuse) the scratch projects")
     parser.add_argument("--out", type=Path, default=Path("bench/results/dedup_scale.json"))
     args = parser.parse_args(argv)
     months = month_names(args.months)
@@ -257,7 +259,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         runs[str(docs)] = bench_scale(args.workdir, docs, months, args.seed)
         print(f"{docs:>9,} articles: {runs[str(docs)]}", flush=True)
         if not args.keep:
-            shutil.rmtree(args.workdir / f"docs-{docs}", ignore_errors=True)
+            scratch = args.workdir / f"docs-{docs}-months-{args.months}-seed-{args.seed}"
+            shutil.rmtree(scratch, ignore_errors=True)
     small, large = runs[str(sizes[0])], runs[str(sizes[1])]
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",

@@ -17,10 +17,10 @@ from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
 from almanac.dedup import lsh
 from almanac.dedup.banding import band_hashes, candidate_pairs, empty_rows, shard_bounds, shard_pairs
 from almanac.dedup.corpus_io import TextReader, duckdb_session, write_corpus
-from almanac.dedup.minhash import SENTINEL, MinHashConfig, signatures
+from almanac.dedup.minhash import SENTINEL, MinHashConfig, jaccard, shingles, signatures
 from almanac.dedup.near_duplicates import DedupConfig, deduplicate, record_selection
 from almanac.dedup.signature_store import read_signed, sign_crawl_month, signature_matrix
-from almanac.dedup.survivors import select_survivors
+from almanac.dedup.survivors import fingerprint_jaccard, select_survivors, shingle_fingerprints
 from tests.test_dedup import article, edit, random_text
 
 SERIAL = RayConfig(executor="serial")
@@ -159,3 +159,23 @@ def test_file_based_dedup_equals_in_memory_dedup(tmp_path: Path) -> None:
     urls = set(kept.column("url").to_pylist())
     assert "https://copy2.example/a" in urls and "https://s5.example/a" not in urls
     assert "https://s1.example/a" in urls and "https://copy.example/a" not in urls
+
+
+def test_fingerprint_jaccard_is_the_jaccard_of_the_shingle_sets() -> None:
+    base = random_text(21)
+    texts = [
+        base,
+        edit(base, 0.02, 1),
+        edit(base, 0.3, 2),
+        random_text(22),
+        "",
+        "Three short words",
+        "three SHORT words!",
+    ]
+    for left in texts:
+        for right in texts:
+            expected = jaccard(shingles(left, 5), shingles(right, 5))
+            assert (
+                fingerprint_jaccard(shingle_fingerprints(left, 5), shingle_fingerprints(right, 5)) == expected
+            )
+    assert len(shingle_fingerprints(base, 5)) == len(shingles(base, 5))  # one 16-byte digest per shingle

@@ -38,6 +38,8 @@ def duckdb_session(memory_limit: str) -> Iterator[duckdb.DuckDBPyConnection]:
             con.execute("SET TimeZone = 'UTC'")  # publish dates come back as UTC instants
             con.execute(f"SET memory_limit = '{memory_limit}'")
             con.execute(f"SET temp_directory = '{spill}'")
+            # DuckDB would keep the Parquet bytes it read in memory (up to memory_limit) for a re-read.
+            con.execute("SET enable_external_file_cache = false")
             yield con
         finally:
             con.close()
