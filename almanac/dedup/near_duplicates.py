@@ -35,7 +35,7 @@ class DedupConfig:
     seed: int = 1
     docs_per_task: int = 2000  # in-memory dedup (questions): one Ray task signs this many texts
     sign_batch_rows: int = 4096  # dedup_signatures: texts signed and written per batch
-    text_batch_rows: int = 10_000  # dedup: texts held at once (verification) and rows per written row group
+    text_batch_rows: int = 4096  # dedup: texts held at once (verification) and rows per written row group
     band_shards: int = 1  # ranges of band-hash values banded as separate parallel_map tasks (1 = in-process)
     duckdb_memory: str = "256MB"  # dedup: DuckDB's limit while sorting the kept corpus (it spills past it)
 

@@ -122,24 +122,24 @@ def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_r
     themselves are never all in memory: only ``bands * 8`` bytes per article stay)."""
     schema = signature_schema(num_perm)
     meta_schema = pa.schema([schema.field(name) for name in META_COLUMNS])
+    total = sum(pq.ParquetFile(path).metadata.num_rows for path in paths)
+    hashes = np.empty((total, bands), dtype=np.uint64)  # filled in place: never a second copy
+    empty = np.empty(total, dtype=bool)
     metas: list[pa.RecordBatch] = []
-    hashes: list[npt.NDArray[np.uint64]] = []
-    empty: list[npt.NDArray[np.bool_]] = []
+    start = 0
     for batch in _batches(paths, batch_rows):
         width = batch.schema.field("signature").type.byte_width
         if width != 4 * num_perm:
             raise ValueError(f"signatures have {width // 4} values, params say num_perm={num_perm}: re-sign")
         sigs = signature_matrix(batch.column("signature"), num_perm)
-        hashes.append(band_hashes(sigs, bands, rows))
-        empty.append(empty_rows(sigs))
+        stop = start + batch.num_rows
+        hashes[start:stop] = band_hashes(sigs, bands, rows)
+        empty[start:stop] = empty_rows(sigs)
         # Parquet keeps second timestamps as milliseconds: back to the schema's unit
         metas.append(batch.select(META_COLUMNS).cast(meta_schema))
+        start = stop
     meta = pa.Table.from_batches(metas, meta_schema) if metas else meta_schema.empty_table()
-    return SignedCorpus(
-        meta.combine_chunks(),
-        np.concatenate(hashes) if hashes else np.zeros((0, bands), dtype=np.uint64),
-        np.concatenate(empty) if empty else np.zeros(0, dtype=bool),
-    )
+    return SignedCorpus(meta, hashes, empty)
 
 
 def _batches(paths: list[Path], batch_rows: int) -> Iterator[pa.RecordBatch]:

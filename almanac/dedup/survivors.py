@@ -48,9 +48,9 @@ def select_survivors(
 ) -> Selection:
     """Kept rows of ``meta`` (columns id, month, publish_date, source); every other row gets a reject."""
     ledger.items_in += meta.num_rows
-    positions = np.arange(meta.num_rows, dtype=np.int64)
-    in_scope = pc.is_in(meta.column("month"), value_set=pa.array(months, type=pa.string()))
-    out_of_scope = meta.filter(pc.invert(in_scope))
+    # Index arrays and narrow key tables only: ``meta`` itself is never copied whole.
+    in_scope = _mask(pc.is_in(meta.column("month"), value_set=pa.array(months, type=pa.string())))
+    out_of_scope = meta.take(pa.array(np.flatnonzero(~in_scope)))
     ledger.reject_table(
         _rejects(
             out_of_scope,
@@ -60,51 +60,86 @@ def select_survivors(
             None,
         )
     )
-    scoped = meta.filter(in_scope).append_column("position", pa.array(positions[_mask(in_scope)]))
-    # Of the copies of one id, the earliest published stays, then the first read (a stable sort).
-    by_id = scoped.take(
-        pc.sort_indices(
-            scoped, [("id", "ascending"), ("publish_date", "ascending"), ("position", "ascending")]
-        )
-    )
-    ids = by_id.column("id")
-    repeated = np.zeros(by_id.num_rows, dtype=bool)
-    if by_id.num_rows > 1:
-        repeated[1:] = _mask(pc.equal(ids.slice(1), ids.slice(0, by_id.num_rows - 1)))
-    copies = by_id.filter(pa.array(repeated))
-    ledger.reject_table(
-        _rejects(copies, ledger.stage, "duplicate_id", "same canonical URL and text", copies.column("id"))
-    )
-    unique = by_id.filter(pa.array(~repeated))
+    scoped = np.flatnonzero(in_scope)
+    rows = _first_copies(meta, scoped, ledger)
     # Earliest first, ties by id (unique now): every later choice (which copy is kept) follows this order.
-    unique = unique.take(pc.sort_indices(unique, [("publish_date", "ascending"), ("id", "ascending")]))
-    rows = unique.column("position").to_numpy().astype(np.int64)
-    pairs = candidate_pairs(hashes[rows], empty[rows], settings.shards, ray_config)
+    keys = pa.table({"date": meta.column("publish_date").take(rows), "id": meta.column("id").take(rows)})
+    rows = rows[pc.sort_indices(keys, [("date", "ascending"), ("id", "ascending")]).to_numpy()]
+    del keys
+    pairs = _candidates(hashes, empty, rows, settings.shards, ray_config)
     verified = _verify(pairs, rows, texts, settings)
-    # ``unique`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
+    # ``rows`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
     # key: resolve_clusters runs over the documents of verified pairs only, keyed by their index.
     nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
     local = np.searchsorted(nodes, verified[:, :2].astype(np.int64)) if len(verified) else verified
     edges = [(int(a), int(b), float(s)) for (a, b), s in zip(local, verified[:, 2], strict=True)]
     duplicates = resolve_clusters(len(nodes), edges, [(int(node),) for node in nodes])
-    drop = np.zeros(unique.num_rows, dtype=bool)
+    drop = np.zeros(len(rows), dtype=bool)
     if duplicates:
         index = nodes[[d.index for d in duplicates]]
         drop[index] = True
-        dropped = unique.take(pa.array(index))
-        unique_ids = unique.column("id")
-        neighbours = unique_ids.take(pa.array(nodes[[d.neighbour for d in duplicates]]))
-        kept_ids = unique_ids.take(pa.array(nodes[[d.kept for d in duplicates]]))
+        ids = meta.column("id")
+        neighbours = ids.take(rows[nodes[[d.neighbour for d in duplicates]]])
+        kept_ids = ids.take(rows[nodes[[d.kept for d in duplicates]]])
         details = [
             f"jaccard={d.jaccard:.3f} with {neighbour}"
             for d, neighbour in zip(duplicates, neighbours.to_pylist(), strict=True)
         ]
+        dropped = meta.take(pa.array(rows[index]))
         ledger.reject_table(
             _rejects(dropped, ledger.stage, "near_duplicate", pa.array(details, pa.string()), kept_ids)
         )
     kept = rows[~drop]
     ledger.items_out += len(kept)
-    return Selection(kept, len(pairs), len(verified), by_id.num_rows)
+    return Selection(kept, len(pairs), len(verified), len(scoped))
+
+
+def _first_copies(
+    meta: pa.Table, scoped: npt.NDArray[np.int64], ledger: TableLedger
+) -> npt.NDArray[np.int64]:
+    """``scoped`` rows but the later copies of an id, which get duplicate_id rejects: of the copies of one
+    id the earliest published stays, then the first read (``scoped`` is in reading order)."""
+    keys = pa.table(
+        {
+            "id": meta.column("id").take(scoped),
+            "date": meta.column("publish_date").take(scoped),
+            "position": pa.array(scoped),
+        }
+    )
+    order = pc.sort_indices(keys, [("id", "ascending"), ("date", "ascending"), ("position", "ascending")])
+    ids = keys.column("id").take(order)
+    del keys
+    repeated = np.zeros(len(scoped), dtype=bool)
+    if len(scoped) > 1:
+        repeated[1:] = _mask(pc.equal(ids.slice(1), ids.slice(0, len(scoped) - 1)))
+    del ids
+    by_id: npt.NDArray[np.int64] = scoped[order.to_numpy()]
+    copies = meta.take(pa.array(by_id[repeated]))
+    ledger.reject_table(
+        _rejects(copies, ledger.stage, "duplicate_id", "same canonical URL and text", copies.column("id"))
+    )
+    return by_id[~repeated]
+
+
+def _candidates(
+    hashes: npt.NDArray[np.uint64],
+    empty: npt.NDArray[np.bool_],
+    rows: npt.NDArray[np.int64],
+    shards: int,
+    ray_config: RayConfig,
+) -> Pairs:
+    """Candidate pairs as indices into ``rows``, found on the full hash matrix (no copy of it): rows not
+    in ``rows`` are excluded, and each pair is renumbered and put back in (i, j) order."""
+    excluded = np.ones(len(hashes), dtype=bool)
+    excluded[rows] = False
+    excluded |= empty
+    found = candidate_pairs(hashes, excluded, shards, ray_config)
+    del excluded
+    inverse = np.full(len(hashes), -1, dtype=np.int64)
+    inverse[rows] = np.arange(len(rows), dtype=np.int64)
+    renumbered = inverse[found]
+    renumbered.sort(axis=1)
+    return renumbered[np.lexsort((renumbered[:, 1], renumbered[:, 0]))]
 
 
 @dataclass(frozen=True)
