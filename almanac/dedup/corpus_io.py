@@ -40,6 +40,10 @@ def duckdb_session(memory_limit: str) -> Iterator[duckdb.DuckDBPyConnection]:
             con.execute(f"SET temp_directory = '{spill}'")
             # DuckDB would keep the Parquet bytes it read in memory (up to memory_limit) for a re-read.
             con.execute("SET enable_external_file_cache = false")
+            # One thread: each thread sorts and scans in its own buffers, and two of them ran out of a
+            # 256 MB window at 50k articles a month where one spills and finishes (bench/dedup_scale.py).
+            con.execute("SET threads = 1")
+            con.execute("SET preserve_insertion_order = false")  # every query that needs order says so
             yield con
         finally:
             con.close()
