@@ -56,7 +56,7 @@ def main() -> int:
         )
         record_selection(ledger, selection)
         ledger.extra["ccnews_months"] = crawled
-        write_corpus(con, signed.meta, selection.kept, months, articles_dir(), config.text_batch_rows)
+    write_corpus(signed.meta, selection.kept, months, articles_dir(), config.text_batch_rows)
     finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))
     return 0
 

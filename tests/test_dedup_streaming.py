@@ -140,7 +140,7 @@ def test_file_based_dedup_equals_in_memory_dedup(tmp_path: Path) -> None:
             SERIAL,
         )
         record_selection(ledger, selection)
-        write_corpus(con, signed.meta, selection.kept, months, tmp_path / "articles", config.text_batch_rows)
+        write_corpus(signed.meta, selection.kept, months, tmp_path / "articles", config.text_batch_rows)
     reading_order = pa.concat_tables(
         [pq.read_table(path) for directory in crawls for path in sorted(directory.glob("*.parquet"))]
     ).cast(ARTICLE_SCHEMA)

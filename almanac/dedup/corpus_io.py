@@ -17,10 +17,13 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.ipc
 import pyarrow.parquet as pq
 
 from almanac.core.io import PARQUET_COMPRESSION, atomic_dir, write_parquet
 from almanac.core.schemas import ARTICLE_SCHEMA
+from almanac.dedup.signature_store import stream_batches
 
 _JOIN = """
     SELECT {columns} FROM read_parquet($files, filename = true, file_row_number = true) AS article
@@ -81,53 +84,73 @@ class TextReader:
 
 
 def write_corpus(
-    con: duckdb.DuckDBPyConnection,
-    meta: pa.Table,
-    kept: npt.NDArray[np.int64],
-    months: list[str],
-    directory: Path,
-    batch_rows: int,
+    meta: pa.Table, kept: npt.NDArray[np.int64], months: list[str], directory: Path, batch_rows: int
 ) -> None:
     """``<directory>/<month>.parquet`` for every month: the ``kept`` rows (already in output order) of
-    that publish month, full article columns; the folder is replaced as a whole."""
+    that publish month, full article columns, in row groups of ``batch_rows``; the folder is replaced
+    as a whole.
+
+    A bucket sort on disk, so memory holds one read batch and one bucket whatever the month's size:
+    pass 1 streams the month's ingest files and appends each kept row to the Arrow IPC spill file of
+    its bucket (``batch_rows`` consecutive output positions); pass 2 reads the buckets in order, puts
+    each in output order and writes it.
+    """
     month_of_kept = np.asarray(meta.column("month").take(pa.array(kept)).to_numpy(zero_copy_only=False))
-    with atomic_dir(directory) as staging:
+    with atomic_dir(directory) as staging, tempfile.TemporaryDirectory(prefix="almanac-dedup-") as spill:
         for month in months:
             rows = kept[month_of_kept == month]
             target = staging / f"{month}.parquet"
             if not len(rows):
                 write_parquet(ARTICLE_SCHEMA.empty_table(), target)
                 continue
-            wanted, files = _wanted(meta, rows)
-            con.register("wanted", wanted)
-            try:
-                columns = ", ".join(f"article.{name}" for name in ARTICLE_SCHEMA.names)
-                reader = con.sql(_JOIN.format(columns=columns), params={"files": files}).to_arrow_reader(
-                    batch_rows
-                )
-                written = _write_batches(reader, target, batch_rows)
-            finally:
-                con.unregister("wanted")
+            buckets = _spill_buckets(meta, rows, Path(spill) / month, batch_rows)
+            written = _write_buckets(buckets, target, batch_rows)
             if written != len(rows):
                 raise RuntimeError(f"{month}: {len(rows)} kept articles, the ingest files gave {written}")
 
 
-def _write_batches(reader: pa.RecordBatchReader, target: Path, batch_rows: int) -> int:
-    """Row groups of exactly ``batch_rows`` rows (the last may be shorter), whatever DuckDB's batches."""
+def _spill_buckets(meta: pa.Table, rows: npt.NDArray[np.int64], folder: Path, batch_rows: int) -> list[Path]:
+    folder.mkdir(parents=True)
+    wanted, files = _wanted(meta, rows)
+    order = pa.schema([*ARTICLE_SCHEMA, pa.field("ord", pa.int64())])
+    paths = [folder / f"{bucket}.arrow" for bucket in range((len(rows) + batch_rows - 1) // batch_rows)]
+    writers: dict[int, pa.ipc.RecordBatchFileWriter] = {}
+    try:
+        for file in files:
+            mine = wanted.filter(pc.equal(wanted.column("ingest_file"), file))
+            positions = mine.column("ingest_row").to_numpy()
+            ords = mine.column("ord").to_numpy()
+            sorter = np.argsort(positions)
+            positions, ords = positions[sorter], ords[sorter]
+            first = 0
+            for batch in stream_batches(Path(file), ARTICLE_SCHEMA.names, batch_rows):
+                low = int(np.searchsorted(positions, first))
+                high = int(np.searchsorted(positions, first + batch.num_rows))
+                if high > low:
+                    taken = batch.cast(ARTICLE_SCHEMA).take(pa.array(positions[low:high] - first))
+                    taken = taken.append_column("ord", pa.array(ords[low:high]))
+                    bucket_of = ords[low:high] // batch_rows
+                    for bucket in np.unique(bucket_of):
+                        part = taken.filter(pa.array(bucket_of == bucket))
+                        if int(bucket) not in writers:
+                            writers[int(bucket)] = pa.ipc.new_file(paths[int(bucket)], order)
+                        writers[int(bucket)].write_batch(part)
+                first += batch.num_rows
+    finally:
+        for writer in writers.values():
+            writer.close()
+    return paths
+
+
+def _write_buckets(buckets: list[Path], target: Path, batch_rows: int) -> int:
     written = 0
-    pending: list[pa.RecordBatch] = []
-    pending_rows = 0
     with pq.ParquetWriter(target, ARTICLE_SCHEMA, compression=PARQUET_COMPRESSION) as writer:
-        for batch in reader:
-            pending.append(batch.cast(ARTICLE_SCHEMA))
-            pending_rows += batch.num_rows
-            while pending_rows >= batch_rows:
-                table = pa.Table.from_batches(pending, ARTICLE_SCHEMA)
-                writer.write_table(table.slice(0, batch_rows).combine_chunks(), row_group_size=batch_rows)
-                rest = table.slice(batch_rows)
-                pending, pending_rows = rest.to_batches(), rest.num_rows
-                written += batch_rows
-        if pending_rows:
-            writer.write_table(pa.Table.from_batches(pending, ARTICLE_SCHEMA).combine_chunks())
-            written += pending_rows
+        for path in buckets:
+            with pa.memory_map(str(path)) as source:
+                bucket = pa.ipc.open_file(source).read_all()
+            bucket = bucket.take(pc.sort_indices(bucket.column("ord"))).drop_columns(["ord"])
+            writer.write_table(bucket.combine_chunks(), row_group_size=batch_rows)
+            written += bucket.num_rows
+            del bucket
+            path.unlink()
     return written

@@ -66,7 +66,7 @@ def sign_crawl_month(ingest_dir: Path, out_path: Path, config: MinHashConfig, ba
     ):
         for path in ingest_files(ingest_dir):
             row = 0
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=batch_rows, columns=_READ):
+            for batch in stream_batches(path, _READ, batch_rows):
                 out.write_batch(_signed_batch(batch, config, schema, str(path), row))
                 row += batch.num_rows
             signed += row
@@ -144,4 +144,11 @@ def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_r
 
 def _batches(paths: list[Path], batch_rows: int) -> Iterator[pa.RecordBatch]:
     for path in paths:
-        yield from pq.ParquetFile(path).iter_batches(batch_size=batch_rows)
+        yield from stream_batches(path, None, batch_rows)
+
+
+def stream_batches(path: Path, columns: list[str] | None, batch_rows: int) -> Iterator[pa.RecordBatch]:
+    """``batch_rows`` rows at a time, reading column chunks through a 1 MB buffer on one thread: by
+    default pyarrow reads whole row groups ahead (an ingest file is one row group per publish month)."""
+    source = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+    yield from source.iter_batches(batch_size=batch_rows, columns=columns, use_threads=False)
