@@ -1,9 +1,9 @@
-"""Reading texts back by position and writing the kept corpus, with DuckDB, never a whole month in memory.
+"""Reading texts back by position and writing the kept corpus, never a whole month in memory.
 
-Every article is addressed by ``(ingest_file, ingest_row)`` from its signature row. DuckDB joins those
-positions with ``read_parquet(..., filename=true, file_row_number=true)``, reading only the files that
-hold a wanted row, and sorts the kept rows of a month (spilling to disk past ``memory_limit``) while
-pyarrow writes them ``write_batch_rows`` rows per row group.
+Every article is addressed by ``(ingest_file, ingest_row)`` from its signature row. Verification asks
+DuckDB for a batch of texts: it joins the positions with ``read_parquet(..., filename=true,
+file_row_number=true)`` over the files that hold a wanted row. The kept corpus is written by a bucket
+sort on disk (:func:`write_corpus`), in pyarrow.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ class DedupConfig:
     sign_batch_rows: int = 4096  # dedup_signatures: texts signed and written per batch
     text_batch_rows: int = 4096  # dedup: texts held at once (verification) and rows per written row group
     band_shards: int = 1  # ranges of band-hash values banded as separate parallel_map tasks (1 = in-process)
-    duckdb_memory: str = "256MB"  # dedup: DuckDB's limit while sorting the kept corpus (it spills past it)
+    duckdb_memory: str = "256MB"  # dedup: DuckDB's memory limit while it reads candidate texts back
 
     def __post_init__(self) -> None:
         if self.bands * self.rows > self.num_perm:
