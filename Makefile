@@ -34,6 +34,7 @@ lint: setup
 
 bench: setup
 	python -m bench.dedup
+	python -m bench.dedup_scale   # 20k and 200k articles; `python -m bench.dedup_scale --million` adds 1M (opt-in)
 	python -m bench.ingest
 	python -m bench.llm
 	python -m bench.gdelt_ingest

@@ -1,19 +1,23 @@
-"""DVC stage ``dedup``: MinHash-LSH near-duplicate removal over all months in scope."""
+"""DVC stage ``dedup``: MinHash-LSH near-duplicate removal over all months in scope.
+
+Reads the per-crawl-month signature files (``dedup_signatures``), bands them, reads back only the texts
+of candidate pairs, and writes the kept articles month by month; texts are never all in memory.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
 
-import pyarrow as pa
-
-from almanac.core.io import read_parquet_dir, write_month_partitions
-from almanac.core.layout import articles_dir, dedup_rejects, ingest_articles_dir, metrics_path
+from almanac.core.layout import articles_dir, dedup_rejects, dedup_signatures, metrics_path
 from almanac.core.parallel import RayConfig
 from almanac.core.params import ccnews_months, months_in_scope, parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
+from almanac.core.rejects import TableLedger
 from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.dedup.near_duplicates import STAGE, DedupConfig, deduplicate
+from almanac.dedup.corpus_io import TextReader, duckdb_session, write_corpus
+from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
+from almanac.dedup.signature_store import read_signed
+from almanac.dedup.survivors import select_survivors
 
 
 def main() -> int:
@@ -32,18 +36,27 @@ def main() -> int:
             file=sys.stderr,
         )
         return 1
-    missing = [month for month in crawled if not ingest_articles_dir(month).is_dir()]
+    missing = [month for month in crawled if not dedup_signatures(month).is_file()]
     if missing:
-        print(f"{STAGE}: no ingest output for months {missing}; run ccnews_ingest first", file=sys.stderr)
+        print(f"{STAGE}: no signatures for months {missing}; run dedup_signatures first", file=sys.stderr)
         return 1
     # No CC-News month (ccnews_months: []) gives an empty corpus on purpose, never a missing one.
-    articles = pa.concat_tables(
-        [ARTICLE_SCHEMA.empty_table()]
-        + [read_parquet_dir(ingest_articles_dir(month), ARTICLE_SCHEMA) for month in crawled]
+    signed = read_signed(
+        [dedup_signatures(month) for month in crawled],
+        config.num_perm,
+        config.bands,
+        config.rows,
+        config.text_batch_rows,
     )
-    kept, ledger = deduplicate(articles, months, config, ray_config)
-    ledger.extra["ccnews_months"] = crawled
-    write_month_partitions(kept, articles_dir(), months, "publish_month")
+    ledger = TableLedger(STAGE)
+    with duckdb_session(config.duckdb_memory) as con:
+        texts = TextReader(con, signed.meta)
+        selection = select_survivors(
+            signed.meta, signed.hashes, signed.empty, months, config.select, texts, ledger, ray_config
+        )
+        record_selection(ledger, selection)
+        ledger.extra["ccnews_months"] = crawled
+    write_corpus(signed.meta, selection.kept, months, articles_dir(), config.text_batch_rows)
     finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))
     return 0
 

@@ -89,16 +89,16 @@ def test_planted_near_duplicates_are_removed_keeping_the_earliest() -> None:
         "https://c.example/other",
         "https://d.example/rewrite",
     ]
-    by_reason = {reject.reason: reject for reject in ledger.rejects}
+    by_reason = {row["reason"]: row for row in ledger.rejects_table().to_pylist()}
     assert ledger.rejected_by_reason == {
         "duplicate_id": 1,
         "near_duplicate": 1,
         "publish_month_out_of_scope": 1,
     }
     original_id = content_id("https://a.example/original", original)
-    assert by_reason["near_duplicate"].id == content_id("https://b.example/syndicated", syndicated)
-    assert by_reason["near_duplicate"].related_id == original_id
-    assert by_reason["duplicate_id"].related_id == original_id
+    assert by_reason["near_duplicate"]["id"] == content_id("https://b.example/syndicated", syndicated)
+    assert by_reason["near_duplicate"]["related_id"] == original_id
+    assert by_reason["duplicate_id"]["related_id"] == original_id
     assert ledger.extra["verified_pairs"] == 1
 
 
@@ -115,3 +115,18 @@ def test_dedup_output_does_not_depend_on_input_order() -> None:
 def test_empty_corpus() -> None:
     kept, ledger = deduplicate(ARTICLE_SCHEMA.empty_table(), ["2025-05"], DedupConfig(), SERIAL)
     assert kept.num_rows == 0 and ledger.items_in == 0 and isinstance(kept, pa.Table)
+
+
+def test_a_copy_of_an_id_published_on_another_day_is_a_duplicate_id() -> None:
+    # The same URL and text crawled twice, its date read differently the second time: one id, two days.
+    # The copy with the earlier date stays, whatever the reading order; the other is a duplicate_id.
+    text = random_text(11)
+    later = article(text, "https://a.example/x", day=12)
+    earlier = article(text, "https://a.example/x", day=4)
+    earlier["source_file"] = "g.warc.gz"
+    rows = [later, article(random_text(12), "https://b.example/y", day=8), earlier]
+    kept, ledger = deduplicate(table_from_rows(rows, ARTICLE_SCHEMA), ["2025-05"], DedupConfig(), SERIAL)
+    assert kept.column("source_file").to_pylist() == ["g.warc.gz", "f.warc.gz"]
+    assert ledger.rejected_by_reason == {"duplicate_id": 1}
+    [reject] = ledger.rejects_table().to_pylist()
+    assert reject["source"] == "f.warc.gz:12" and reject["related_id"] == later["id"]

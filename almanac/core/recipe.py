@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final
 
 # The CC-News corpus stages: shared by the recipes (a step may read the corpus), owned by none of them.
-CORPUS: Final = ("ccnews_ingest", "dedup", "corpus_stats")
+CORPUS: Final = ("ccnews_ingest", "dedup_signatures", "dedup", "corpus_stats")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,4 +1,9 @@
-"""Cross-month, cross-source near-duplicate removal: MinHash on Ray, LSH, exact verification, clusters."""
+"""Near-duplicate removal settings, and dedup of texts held in memory (questions, tests, small corpora).
+
+The corpus stage does not hold texts: it reads signature files (almanac.dedup.signature_store), bands
+them (almanac.dedup.banding) and decides with :func:`almanac.dedup.survivors.select_survivors`, which
+:func:`deduplicate` runs too, so both give the same decisions.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.core.progress import progress
-from almanac.core.rejects import StageLedger
-from almanac.core.step import Drop, GroupStep, apply_filter, apply_group_step, first_survives
+from almanac.core.rejects import StageLedger, TableLedger
+from almanac.core.step import Drop, GroupStep
+from almanac.dedup.banding import band_hashes, candidate_pairs, empty_rows
 from almanac.dedup.cluster import Duplicate, resolve_clusters
-from almanac.dedup.lsh import candidate_pairs
 from almanac.dedup.minhash import MinHashConfig, jaccard, shingles, signatures
+from almanac.dedup.survivors import Selection, SelectSettings, select_survivors
 
 STAGE = "dedup"
 
@@ -27,13 +35,24 @@ class DedupConfig:
     rows: int = 4
     threshold: float = 0.6  # exact Jaccard of word 5-gram sets; ~4% edited words already gives ~0.7
     seed: int = 1
-    docs_per_task: int = 2000  # one Ray task signs this many articles
+    docs_per_task: int = 2000  # in-memory dedup (questions): one Ray task signs this many texts
+    sign_batch_rows: int = 4096  # dedup_signatures: texts signed and written per batch
+    text_batch_rows: int = 4096  # dedup: texts held at once (verification) and rows per written row group
+    band_shards: int = 1  # ranges of band-hash values banded as separate parallel_map tasks (1 = in-process)
+    duckdb_memory: str = "256MB"  # dedup: DuckDB's memory limit while it reads candidate texts back
 
     def __post_init__(self) -> None:
         if self.bands * self.rows > self.num_perm:
             raise ValueError(f"bands*rows = {self.bands * self.rows} exceeds num_perm = {self.num_perm}")
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError("threshold must be in (0, 1]")
+        for name in ("docs_per_task", "sign_batch_rows", "text_batch_rows", "band_shards"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+    @property
+    def select(self) -> SelectSettings:
+        return SelectSettings(self.ngram, self.threshold, self.band_shards, self.text_batch_rows)
 
     @property
     def minhash(self) -> MinHashConfig:
@@ -64,99 +83,20 @@ def find_near_duplicates(
 
     Signatures are computed in chunks on Ray; LSH proposes pairs, exact Jaccard verifies them.
     """
-    step = config.docs_per_task
-    chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
-    tasks = [_SignTask(chunk, config.minhash) for chunk in chunks]
-    signed = parallel_map(_sign, tasks, ray_config, desc="minhash signatures", unit="chunk")
-    sigs = np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
-    candidates = candidate_pairs(sigs, config.bands, config.rows)
+    sigs = _signatures(texts, config, ray_config)
+    hashes = band_hashes(sigs, config.bands, config.rows)
+    found = candidate_pairs(hashes, empty_rows(sigs), config.band_shards, ray_config)
+    candidates = [(int(left), int(right)) for left, right in found]
     verified = _verify(candidates, texts, config)
     return NearDuplicates(resolve_clusters(len(texts), verified, order_keys), len(candidates), len(verified))
 
 
-def deduplicate(
-    articles: pa.Table, months: list[str], config: DedupConfig, ray_config: RayConfig
-) -> tuple[pa.Table, StageLedger]:
-    """The corpus of ``months``: kept articles (earliest of each cluster) and a ledger of what was dropped.
-
-    Three steps on one ledger, each taking the previous one's output: the month scope, exact copies
-    (same id), near duplicates. The records are row positions in the table each step reads.
-    """
-    ledger = StageLedger(STAGE)
-    locations = _locations(articles)
-    months_of = articles.column("publish_month").to_pylist()
-    in_scope = set(months)
-
-    def scoped(index: int) -> Drop | None:
-        month = months_of[index]
-        return None if month in in_scope else Drop("publish_month_out_of_scope", f"published in {month}")
-
-    ids = articles.column("id").to_pylist()
-    kept = apply_filter(range(articles.num_rows), scoped, ledger, ids.__getitem__, locations.__getitem__)
-    scoped_articles = articles.take(pa.array(kept, type=pa.int64()))
-    # Earliest first, ties by id: makes every later choice (which copy is kept) order-independent.
-    scoped_articles = scoped_articles.sort_by([("publish_date", "ascending"), ("id", "ascending")])
-    ids = scoped_articles.column("id").to_pylist()
-    locations = _locations(scoped_articles)
-    # Same URL and text, e.g. re-crawled in a later month: the first copy in date order stays.
-    same_id = first_survives(
-        ids.__getitem__,
-        lambda _copy, _first: Drop("duplicate_id", "same canonical URL and text"),
-        ids.__getitem__,
-        locations.__getitem__,
-    )
-    unique_positions = apply_group_step(range(len(ids)), same_id, ledger, chained=True)
-    unique = scoped_articles.take(pa.array(unique_positions, type=pa.int64()))
-    texts = unique.column("text").to_pylist()
-    unique_ids = unique.column("id").to_pylist()
-    dates = unique.column("publish_date").to_pylist()
-    found = find_near_duplicates(
-        texts, [(dates[i], unique_ids[i]) for i in range(len(texts))], config, ray_config
-    )
-    clusters = cluster_step(found.duplicates, unique_ids, _locations(unique), "near_duplicate")
-    kept = apply_group_step(range(len(texts)), clusters, ledger, chained=True)
-    corpus = unique.take(pa.array(kept, type=pa.int64()))
-    ledger.extra.update(
-        {
-            "candidate_pairs": found.candidate_pairs,
-            "verified_pairs": found.verified_pairs,
-            "rejected_candidate_pairs": found.candidate_pairs - found.verified_pairs,
-            # Share of in-scope articles removed as exact or near duplicates.
-            "dedup_rate": round(1 - corpus.num_rows / scoped_articles.num_rows, 4)
-            if scoped_articles.num_rows
-            else 0.0,
-        }
-    )
-    corpus = corpus.sort_by(
-        [("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")]
-    )
-    return corpus, ledger
-
-
-def cluster_step(
-    duplicates: Sequence[Duplicate], ids: Sequence[str], sources: Sequence[str], reason: str
-) -> GroupStep[int]:
-    """Near-duplicate clusters as a group rule over record positions: each keeps its :class:`Duplicate`
-    ``kept`` member; a dropped one names the neighbour it was verified against in its detail."""
-    edge = {duplicate.index: duplicate for duplicate in duplicates}
-
-    def group_key(index: int) -> int:
-        return edge[index].kept if index in edge else index
-
-    def choose(members: Sequence[int]) -> int:
-        return members.index(group_key(members[0]))
-
-    def outranked(loser: int, _survivor: int) -> Drop:
-        duplicate = edge[loser]
-        return Drop(reason, f"jaccard={duplicate.jaccard:.3f} with {ids[duplicate.neighbour]}")
-
-    return GroupStep(group_key, choose, outranked, ids.__getitem__, sources.__getitem__)
-
-
-def _locations(articles: pa.Table) -> list[str]:
-    files = articles.column("source_file").to_pylist()
-    offsets = articles.column("source_offset").to_pylist()
-    return [f"{name}:{offset}" for name, offset in zip(files, offsets, strict=True)]
+def _signatures(texts: list[str], config: DedupConfig, ray_config: RayConfig) -> npt.NDArray[np.uint32]:
+    step = config.docs_per_task
+    chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
+    tasks = [_SignTask(chunk, config.minhash) for chunk in chunks]
+    signed = parallel_map(_sign, tasks, ray_config, desc="minhash signatures", unit="chunk")
+    return np.concatenate(signed) if signed else np.zeros((0, config.num_perm), dtype=np.uint32)
 
 
 def _verify(
@@ -176,3 +116,76 @@ def _verify(
         if similarity >= config.threshold:
             verified.append((left, right, similarity))
     return verified
+
+
+def deduplicate(
+    articles: pa.Table, months: list[str], config: DedupConfig, ray_config: RayConfig
+) -> tuple[pa.Table, TableLedger]:
+    """The corpus of ``months`` from an in-memory table: the same decisions as the dedup stage, which
+    runs :func:`select_survivors` over signature files instead (for tests and small corpora)."""
+    ledger = TableLedger(STAGE)
+    locations = pc.binary_join_element_wise(
+        articles.column("source_file"), pc.cast(articles.column("source_offset"), pa.string()), ":"
+    )
+    meta = pa.table(
+        {
+            "id": articles.column("id"),
+            "month": articles.column("publish_month"),
+            "publish_date": articles.column("publish_date"),
+            "source": locations,
+        }
+    )
+    sigs = _signatures(articles.column("text").to_pylist(), config, ray_config)
+    texts = articles.column("text")
+
+    def lookup(rows: npt.NDArray[np.int64]) -> list[str]:
+        return [str(text) for text in texts.take(pa.array(rows)).to_pylist()]
+
+    selection = select_survivors(
+        meta,
+        band_hashes(sigs, config.bands, config.rows),
+        empty_rows(sigs),
+        months,
+        config.select,
+        lookup,
+        ledger,
+        ray_config,
+    )
+    record_selection(ledger, selection)
+    kept = articles.take(pa.array(selection.kept))
+    kept = kept.sort_by([("publish_month", "ascending"), ("publish_date", "ascending"), ("id", "ascending")])
+    return kept, ledger
+
+
+def cluster_step(
+    duplicates: Sequence[Duplicate], ids: Sequence[str], sources: Sequence[str], reason: str
+) -> GroupStep[int]:
+    """Near-duplicate clusters as a group rule over record positions (question dedup): each keeps its
+    :class:`Duplicate` ``kept`` member; a dropped one names the neighbour it was verified against."""
+    edge = {duplicate.index: duplicate for duplicate in duplicates}
+
+    def group_key(index: int) -> int:
+        return edge[index].kept if index in edge else index
+
+    def choose(members: Sequence[int]) -> int:
+        return members.index(group_key(members[0]))
+
+    def outranked(loser: int, _survivor: int) -> Drop:
+        duplicate = edge[loser]
+        return Drop(reason, f"jaccard={duplicate.jaccard:.3f} with {ids[duplicate.neighbour]}")
+
+    return GroupStep(group_key, choose, outranked, ids.__getitem__, sources.__getitem__)
+
+
+def record_selection(ledger: StageLedger, selection: Selection) -> None:
+    """The dedup metrics beyond the counts (the names reports/ and the funnels read)."""
+    kept = len(selection.kept)
+    ledger.extra.update(
+        {
+            "candidate_pairs": selection.candidate_pairs,
+            "verified_pairs": selection.verified_pairs,
+            "rejected_candidate_pairs": selection.candidate_pairs - selection.verified_pairs,
+            # Share of in-scope articles removed as exact or near duplicates.
+            "dedup_rate": round(1 - kept / selection.in_scope, 4) if selection.in_scope else 0.0,
+        }
+    )

@@ -23,6 +23,7 @@ COPIED = (
     "prompts",
     "data/raw/sample",
     "data/ingest/README.md",
+    "data/dedup/signatures/README.md",
 )
 
 

@@ -119,6 +119,16 @@ def dedup_rejects() -> Path:
     return DATA / "dedup" / "rejects.parquet"
 
 
+def dedup_signatures_dir() -> Path:
+    """One MinHash signature file per CC-News crawl month (almanac.dedup.signature_store)."""
+    return DATA / "dedup" / "signatures"
+
+
+def dedup_signatures(crawl_month: str) -> Path:
+    """The signatures of every article ingested from ``crawl_month`` (any publish month)."""
+    return dedup_signatures_dir() / f"{crawl_month}.parquet"
+
+
 # ---- OpenForesight ----
 
 FORESIGHT = DATA / "foresight"

@@ -100,6 +100,9 @@ STAGES: dict[str, StageLayout] = {
     "ccnews_ingest": _month(
         lambda m: Outputs((p.ingest_articles_dir(m), p.ingest_rejects(m), p.metrics_path("ccnews_ingest", m)))
     ),
+    "dedup_signatures": _month(
+        lambda m: Outputs((p.dedup_signatures(m), p.metrics_path("dedup_signatures", m)))
+    ),
     "dedup": _whole(p.articles_dir(), p.dedup_rejects(), p.metrics_path("dedup")),
     "corpus_stats": _whole(p.stats_report("corpus_stats"), p.stats_report("corpus_stats", ".json")),
     **{f"foresight_{step}": _foresight_step(step) for step in FORESIGHT_STEPS},

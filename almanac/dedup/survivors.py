@@ -1,0 +1,230 @@
+"""Which articles survive dedup, decided from metadata and band hashes; texts only for candidate pairs.
+
+The policy is the one dedup always had: articles published outside the months in scope are dropped;
+of copies with one id (same canonical URL and text) the earliest (publish date, then id, then reading
+order) stays; of a cluster of verified near-duplicates the earliest (publish date, then id) stays.
+Texts are read only for the documents of candidate pairs, ``text_batch_rows`` documents at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from almanac.core.parallel import RayConfig
+from almanac.core.progress import Bar, progress
+from almanac.core.rejects import TableLedger
+from almanac.dedup.banding import Pairs, candidate_pairs
+from almanac.dedup.cluster import resolve_clusters
+from almanac.dedup.minhash import shingles
+
+# Texts of rows of the metadata table, by row position, in the order asked.
+TextLookup = Callable[[npt.NDArray[np.int64]], list[str]]
+
+
+@dataclass(frozen=True)
+class Selection:
+    kept: npt.NDArray[np.int64]  # metadata rows kept, sorted by (publish date, id)
+    candidate_pairs: int
+    verified_pairs: int
+    in_scope: int
+
+
+def select_survivors(
+    meta: pa.Table,
+    hashes: npt.NDArray[np.uint64],
+    empty: npt.NDArray[np.bool_],
+    months: list[str],
+    settings: SelectSettings,
+    texts: TextLookup,
+    ledger: TableLedger,
+    ray_config: RayConfig,
+) -> Selection:
+    """Kept rows of ``meta`` (columns id, month, publish_date, source); every other row gets a reject."""
+    ledger.items_in += meta.num_rows
+    # Index arrays and narrow key tables only: ``meta`` itself is never copied whole.
+    in_scope = _mask(pc.is_in(meta.column("month"), value_set=pa.array(months, type=pa.string())))
+    out_of_scope = meta.take(pa.array(np.flatnonzero(~in_scope)))
+    ledger.reject_table(
+        _rejects(
+            out_of_scope,
+            ledger.stage,
+            "publish_month_out_of_scope",
+            pc.binary_join_element_wise("published in ", out_of_scope.column("month"), ""),
+            None,
+        )
+    )
+    scoped = np.flatnonzero(in_scope)
+    rows = _first_copies(meta, scoped, ledger)
+    # Earliest first, ties by id (unique now): every later choice (which copy is kept) follows this order.
+    keys = pa.table({"date": meta.column("publish_date").take(rows), "id": meta.column("id").take(rows)})
+    rows = rows[pc.sort_indices(keys, [("date", "ascending"), ("id", "ascending")]).to_numpy()]
+    del keys
+    pairs = _candidates(hashes, empty, rows, settings.shards, ray_config)
+    verified = _verify(pairs, rows, texts, settings)
+    # ``rows`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
+    # key: resolve_clusters runs over the documents of verified pairs only, keyed by their index.
+    nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
+    local = np.searchsorted(nodes, verified[:, :2].astype(np.int64)) if len(verified) else verified
+    edges = [(int(a), int(b), float(s)) for (a, b), s in zip(local, verified[:, 2], strict=True)]
+    duplicates = resolve_clusters(len(nodes), edges, [(int(node),) for node in nodes])
+    drop = np.zeros(len(rows), dtype=bool)
+    if duplicates:
+        index = nodes[[d.index for d in duplicates]]
+        drop[index] = True
+        ids = meta.column("id")
+        neighbours = ids.take(rows[nodes[[d.neighbour for d in duplicates]]])
+        kept_ids = ids.take(rows[nodes[[d.kept for d in duplicates]]])
+        details = [
+            f"jaccard={d.jaccard:.3f} with {neighbour}"
+            for d, neighbour in zip(duplicates, neighbours.to_pylist(), strict=True)
+        ]
+        dropped = meta.take(pa.array(rows[index]))
+        ledger.reject_table(
+            _rejects(dropped, ledger.stage, "near_duplicate", pa.array(details, pa.string()), kept_ids)
+        )
+    kept = rows[~drop]
+    ledger.items_out += len(kept)
+    return Selection(kept, len(pairs), len(verified), len(scoped))
+
+
+def _first_copies(
+    meta: pa.Table, scoped: npt.NDArray[np.int64], ledger: TableLedger
+) -> npt.NDArray[np.int64]:
+    """``scoped`` rows but the later copies of an id, which get duplicate_id rejects: of the copies of one
+    id the earliest published stays, then the first read (``scoped`` is in reading order)."""
+    keys = pa.table(
+        {
+            "id": meta.column("id").take(scoped),
+            "date": meta.column("publish_date").take(scoped),
+            "position": pa.array(scoped),
+        }
+    )
+    order = pc.sort_indices(keys, [("id", "ascending"), ("date", "ascending"), ("position", "ascending")])
+    ids = keys.column("id").take(order)
+    del keys
+    repeated = np.zeros(len(scoped), dtype=bool)
+    if len(scoped) > 1:
+        repeated[1:] = _mask(pc.equal(ids.slice(1), ids.slice(0, len(scoped) - 1)))
+    del ids
+    by_id: npt.NDArray[np.int64] = scoped[order.to_numpy()]
+    copies = meta.take(pa.array(by_id[repeated]))
+    ledger.reject_table(
+        _rejects(copies, ledger.stage, "duplicate_id", "same canonical URL and text", copies.column("id"))
+    )
+    return by_id[~repeated]
+
+
+def _candidates(
+    hashes: npt.NDArray[np.uint64],
+    empty: npt.NDArray[np.bool_],
+    rows: npt.NDArray[np.int64],
+    shards: int,
+    ray_config: RayConfig,
+) -> Pairs:
+    """Candidate pairs as indices into ``rows``, found on the full hash matrix (no copy of it): rows not
+    in ``rows`` are excluded, and each pair is renumbered and put back in (i, j) order."""
+    excluded = np.ones(len(hashes), dtype=bool)
+    excluded[rows] = False
+    excluded |= empty
+    found = candidate_pairs(hashes, excluded, shards, ray_config)
+    del excluded
+    inverse = np.full(len(hashes), -1, dtype=np.int64)
+    inverse[rows] = np.arange(len(rows), dtype=np.int64)
+    renumbered = inverse[found]
+    renumbered.sort(axis=1)
+    return renumbered[np.lexsort((renumbered[:, 1], renumbered[:, 0]))]
+
+
+@dataclass(frozen=True)
+class SelectSettings:
+    ngram: int
+    threshold: float
+    shards: int  # ranges of band-hash values, one parallel_map task each (1 = in this process)
+    text_batch_rows: int  # documents whose texts are held at once during verification
+
+
+def _verify(
+    pairs: Pairs, rows: npt.NDArray[np.int64], texts: TextLookup, settings: SelectSettings
+) -> npt.NDArray[np.float64]:
+    """Rows ``(i, j, jaccard)`` of the candidate pairs whose exact shingle Jaccard reaches the threshold.
+
+    Pairs are taken in (i, j) order, in batches whose documents number at most ``text_batch_rows``
+    (a pair needs both of its texts at once, so a batch has at least two)."""
+    verified: list[tuple[int, int, float]] = []
+    bar: Bar[None] = progress(desc="jaccard of candidate pairs", unit="pair", total=len(pairs))
+    start = 0
+    while start < len(pairs):
+        stop, members = start, set[int]()
+        while stop < len(pairs):
+            pair = (int(pairs[stop, 0]), int(pairs[stop, 1]))
+            if len(members) + sum(doc not in members for doc in pair) > max(2, settings.text_batch_rows):
+                break
+            members.update(pair)
+            stop += 1
+        documents = np.array(sorted(members), dtype=np.int64)
+        prints = {
+            int(doc): shingle_fingerprints(text, settings.ngram)
+            for doc, text in zip(documents, texts(rows[documents]), strict=True)
+        }
+        for left, right in pairs[start:stop]:
+            similarity = fingerprint_jaccard(prints[int(left)], prints[int(right)])
+            if similarity >= settings.threshold:
+                verified.append((int(left), int(right), similarity))
+        bar.update(stop - start)
+        start = stop
+    bar.close()
+    return np.array(verified, dtype=np.float64).reshape(-1, 3)
+
+
+def shingle_fingerprints(text: str, ngram: int) -> npt.NDArray[np.bytes_]:
+    """The shingle set of ``text`` as sorted 128-bit BLAKE2b digests of its shingles.
+
+    16 bytes a shingle instead of a Python string in a set (~100 bytes), so a batch of texts fits in
+    memory. Two shingles share a digest with probability 2^-128, the standard article ids already rely on
+    (same id = same URL and text), so the Jaccard of two digest sets is the Jaccard of the shingle sets.
+    """
+    digests = sorted(
+        hashlib.blake2b(shingle.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        for shingle in shingles(text, ngram)
+    )
+    return np.array(digests, dtype="S16")
+
+
+def fingerprint_jaccard(left: npt.NDArray[np.bytes_], right: npt.NDArray[np.bytes_]) -> float:
+    """|a & b| / |a | b| of two sorted digest arrays; two empty sets score 0, as in minhash.jaccard."""
+    common = len(np.intersect1d(left, right, assume_unique=True))
+    union = len(left) + len(right) - common
+    return common / union if union else 0.0
+
+
+def _mask(values: pa.ChunkedArray | pa.Array) -> npt.NDArray[np.bool_]:
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _rejects(
+    rows: pa.Table,
+    stage: str,
+    reason: str,
+    detail: str | pa.Array | pa.ChunkedArray,
+    related: pa.Array | pa.ChunkedArray | None,
+) -> pa.Table:
+    count = rows.num_rows
+    if isinstance(detail, str):
+        detail = pa.array([detail] * count, pa.string())
+    return pa.table(
+        {
+            "id": rows.column("id"),
+            "stage": pa.array([stage] * count, pa.string()),
+            "reason": pa.array([reason] * count, pa.string()),
+            "detail": detail,
+            "source": rows.column("source"),
+            "related_id": related if related is not None else pa.nulls(count, pa.string()),
+        }
+    )
