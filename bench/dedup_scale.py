@@ -186,12 +186,23 @@ def run_stage(root: Path, module: str, *args: str) -> Run:
     )
 
 
+SCRATCH_MARK = ".almanac-bench-scratch"  # written first in every scratch project this bench makes
+
+
+def remove_scratch(root: Path) -> None:
+    """Remove a scratch project this bench made (it holds the mark); refuse any other existing folder."""
+    if root.is_symlink() or (root.exists() and not (root / SCRATCH_MARK).is_file()):
+        raise SystemExit(f"bench.dedup_scale: {root} exists and was not made by this bench; not removing it")
+    shutil.rmtree(root, ignore_errors=True)
+
+
 def bench_scale(workdir: Path, docs: int, months: list[str], seed: int) -> dict[str, Any]:
     root = workdir / f"docs-{docs}-months-{len(months)}-seed-{seed}"
     started = time.perf_counter()
     if not (root / "generated").exists():  # a kept scratch project (--keep) is reused as it is
-        shutil.rmtree(root, ignore_errors=True)
+        remove_scratch(root)
         root.mkdir(parents=True)
+        (root / SCRATCH_MARK).write_text("made by bench.dedup_scale\n")
         make_crawl(root, docs, months, seed)
         (root / "generated").write_text("")
     generated = round(time.perf_counter() - started, 1)
@@ -259,8 +270,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         runs[str(docs)] = bench_scale(args.workdir, docs, months, args.seed)
         print(f"{docs:>9,} articles: {runs[str(docs)]}", flush=True)
         if not args.keep:
-            scratch = args.workdir / f"docs-{docs}-months-{args.months}-seed-{args.seed}"
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_scratch(args.workdir / f"docs-{docs}-months-{args.months}-seed-{args.seed}")
     small, large = runs[str(sizes[0])], runs[str(sizes[1])]
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
