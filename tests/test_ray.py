@@ -270,8 +270,9 @@ def test_stages_on_the_project_cluster_match_the_serial_run(project_cluster: Pat
     serial = make_project(tmp_path / "serial", ray__executor="serial")
     for month in ("2025-04", "2025-05", "2025-06"):
         run([sys.executable, "-m", "stages.ccnews_ingest", "--month", month], serial)
+        run([sys.executable, "-m", "stages.dedup_signatures", "--month", month], serial)
     run([sys.executable, "-m", "stages.dedup"], serial)
-    # On the cluster: one month's ingest (the other months copied over) and the cross-month dedup,
+    # On the cluster: one month's ingest (the other months copied over), signatures and the cross-month dedup,
     # both joining the one runtime `make ray-up` started, not one each.
     clustered = make_project(
         tmp_path / "cluster", ray__address="auto", ray__executor="ray", ray__min_seconds=0
@@ -280,6 +281,8 @@ def test_stages_on_the_project_cluster_match_the_serial_run(project_cluster: Pat
     for month in ("2025-04", "2025-06"):
         shutil.copytree(serial / "data/ingest" / month, clustered / "data/ingest" / month)
     ingest = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], clustered)
+    for month in ("2025-04", "2025-05", "2025-06"):
+        run([sys.executable, "-m", "stages.dedup_signatures", "--month", month], clustered)
     dedup = run([sys.executable, "-m", "stages.dedup"], clustered)
     address = read_cluster(project_cluster).address
     assert f"joined Ray cluster at {address} (2 CPUs)" in ingest.stderr, ingest.stderr
