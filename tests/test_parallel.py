@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +16,7 @@ import pytest
 
 from almanac.core.layout import ray_cluster_file
 from almanac.core.parallel import RayConfig, shard_indices
-from almanac.core.ray_cluster import ClusterError, read_cluster, stop_cluster
+from almanac.core.ray_cluster import TEMP_PARENT, TEMP_PREFIX, ClusterError, read_cluster, stop_cluster
 from tests.support.project import make_project, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +89,7 @@ def test_auto_without_a_project_cluster_names_the_fix(tmp_path: Path) -> None:
 
 def _state(tmp_path: Path, pid: int, create_time: float, temp_dir: Path) -> Path:
     path = tmp_path / ray_cluster_file()
-    path.parent.mkdir()
+    path.parent.mkdir(exist_ok=True)
     node = {"pid": pid, "create_time": create_time, "log": str(temp_dir / "head.log")}
     state = {"address": "127.0.0.1:9", "token": "t", "temp_dir": str(temp_dir), "nodes": [node]}
     path.write_text(json.dumps(state))
@@ -98,9 +100,8 @@ def test_a_recycled_pid_is_neither_joined_nor_stopped(tmp_path: Path) -> None:
     # The state file names a live process of ours, but with another start time: the pid was recycled
     # since `make ray-up`, so this process is no cluster node and must survive `make ray-down`.
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    temp_dir = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=TEMP_PARENT))  # as `make ray-up` makes it
     try:
-        temp_dir = tmp_path / "ray-temp"
-        temp_dir.mkdir()
         started = psutil.Process(bystander.pid).create_time()
         state = _state(tmp_path, bystander.pid, started - 100.0, temp_dir)
         with pytest.raises(ClusterError, match="is gone"):
@@ -111,6 +112,22 @@ def test_a_recycled_pid_is_neither_joined_nor_stopped(tmp_path: Path) -> None:
     finally:
         bystander.kill()
         bystander.wait()
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def test_ray_down_removes_no_folder_it_did_not_make(tmp_path: Path) -> None:
+    # A hand-edited state file naming some other folder (or a symlink to one): the record goes, the
+    # folder and what it holds stay.
+    foreign = tmp_path / "precious"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("mine")
+    link = tmp_path / f"{TEMP_PREFIX}link"
+    link.symlink_to(foreign)
+    for named in (foreign, link):
+        state = _state(tmp_path, 1, 0.0, named)  # pid 1 with another start time: no node to stop
+        assert stop_cluster(tmp_path) == 0
+        assert not state.exists()
+        assert (foreign / "keep.txt").read_text() == "mine"
 
 
 @pytest.mark.slow  # a stage process

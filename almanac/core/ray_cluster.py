@@ -33,6 +33,9 @@ import psutil
 from almanac.core.layout import ray_cluster_file
 from almanac.core.stage import StageError
 
+TEMP_PARENT = "/tmp"  # short: Ray's socket paths live in the temp folder
+TEMP_PREFIX = "almanac-ray-"
+
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
@@ -103,7 +106,7 @@ def start_cluster(root: Path, num_cpus: int, object_store_mb: int) -> ProjectClu
             stop_cluster(root)  # leftovers of a dead cluster: clear them before starting afresh
     port = _free_port()
     token = secrets.token_hex(32)
-    temp_dir = tempfile.mkdtemp(prefix="almanac-ray-", dir="/tmp")  # short: Ray's socket paths live here
+    temp_dir = tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=TEMP_PARENT)  # short: Ray's socket paths live here
     command = [
         str(Path(sys.executable).with_name("ray")), "start", "--head", "--port", str(port),
         "--include-dashboard", "false", "--temp-dir", temp_dir, *_node_args(num_cpus, object_store_mb),
@@ -157,9 +160,23 @@ def stop_cluster(root: Path = Path()) -> int:
     for process in alive:
         process.kill()
     psutil.wait_procs(alive, timeout=STOP_TIMEOUT_S)
-    shutil.rmtree(raw["temp_dir"], ignore_errors=True)
+    _remove_temp_dir(Path(raw["temp_dir"]))
     path.unlink()
     return len(_unique(targets))
+
+
+def _remove_temp_dir(folder: Path) -> None:
+    """Remove the cluster's Ray temp folder, only if it is one ``start_cluster`` made (mkdtemp under
+    /tmp with our prefix, ours, a real folder): the state file is edited by hand at times."""
+    made_by_us = (
+        folder.parent == Path(TEMP_PARENT)
+        and folder.name.startswith(TEMP_PREFIX)
+        and not folder.is_symlink()
+        and folder.is_dir()
+        and folder.stat().st_uid == os.getuid()
+    )
+    if made_by_us:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _node_args(num_cpus: int, object_store_mb: int) -> list[str]:
