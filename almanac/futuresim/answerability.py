@@ -13,9 +13,10 @@ Stale questions are dropped first; only the rest are asked the second time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from almanac.core.rejects import StageLedger
@@ -27,6 +28,8 @@ from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 
 STAGE = "futuresim_answerability"
+# A round's judgement of one attempt at its cap: a Drop, or None to keep the question.
+Verdict = Callable[["Attempt | Drop", Any], "Drop | None"]
 
 
 @dataclass(frozen=True)
@@ -63,31 +66,14 @@ def filter_answerable(
     roles = Roles(config.role, config.judge_role)
     outcomes: dict[str, Drop] = {}
     models: dict[str, str] = {}
-    if config.stale_check:
-        caps = [row["resolution_date"] - timedelta(days=config.stale_lead_days) for row in rows]
-        attempts = ask_capped(
-            rows,
-            caps,
-            "stale",
-            retriever,
-            config.k,
-            config.max_chunk_chars,
-            roles,
-            llm,
-            cache,
-            ledger,
-            evidence,
-        )
-        for row, cap, attempt in zip(rows, caps, attempts, strict=True):
-            verdict = _stale(attempt, cap, config.stale_min_confidence)
-            _record(row, attempt, verdict, outcomes, models)
-    if config.noise_check:
-        asked = [row for row in rows if str(row["question_id"]) not in outcomes]
-        caps = [row["resolution_date"] + timedelta(days=config.noise_lag_days) for row in asked]
+
+    def ask_round(asked: Sequence[Row], offset: timedelta, label: str, judge: Verdict) -> None:
+        """Ask ``asked`` with retrieval capped at resolution date + ``offset``; record each verdict."""
+        caps = [row["resolution_date"] + offset for row in asked]
         attempts = ask_capped(
             asked,
             caps,
-            "noise",
+            label,
             retriever,
             config.k,
             config.max_chunk_chars,
@@ -98,7 +84,14 @@ def filter_answerable(
             evidence,
         )
         for row, cap, attempt in zip(asked, caps, attempts, strict=True):
-            _record(row, attempt, _noise(attempt, cap), outcomes, models)
+            _record(row, attempt, judge(attempt, cap), outcomes, models)
+
+    if config.stale_check:
+        stale = partial(_stale, min_confidence=config.stale_min_confidence)
+        ask_round(rows, -timedelta(days=config.stale_lead_days), "stale", stale)
+    if config.noise_check:
+        unsettled = [row for row in rows if str(row["question_id"]) not in outcomes]
+        ask_round(unsettled, timedelta(days=config.noise_lag_days), "noise", _noise)
 
     def decide(row: Row) -> dict[str, Any] | Drop:
         question_id = str(row["question_id"])
