@@ -9,8 +9,9 @@ or the crawler marked it ``WARC-Truncated``) is kept flagged (``RawPage.truncate
 :attr:`WarcLimits.truncated` says.
 
 Sizes are bounded: no header line is read longer than :data:`MAX_LINE_BYTES`, no record's header
-block longer than ``max_header_bytes`` (``header_too_large``; warcio cannot resume after it, so the
-file's later records are not read and the reject says so), a record whose block is
+block longer than ``max_header_bytes`` (``header_too_large``; reading goes on at the next gzip member,
+and in a plain WARC, which has no framing to find the next record by, the reject says the rest is not
+read), a record whose block is
 over ``max_record_bytes`` is skipped unread (warcio drains it in 16 KiB steps to reach the next one), and
 a payload is read in steps and given up once it passes ``max_page_bytes`` (a ``Content-Encoding`` gzip
 bomb inflates inside a record of modest size).
@@ -112,22 +113,28 @@ def read_warc(path: Path, label: str, limits: WarcLimits | None = None) -> Itera
     offset = 0
     cut_short = False  # the last record was short: the file ends inside it, already reported there
     with open(path, "rb") as stream:
-        iterator = ArchiveIterator(stream, arc2warc=False)
-        iterator.reader = LineCappedReader(stream, limits.max_header_bytes)
+        reader = LineCappedReader(stream, limits.max_header_bytes)
+        iterator = _iterator_at(stream, reader, 0)
         try:
-            for record in iterator:
-                # Set when the previous record was drained: this record's start, known before reading it.
-                offset = iterator.offset
-                item = _isolated_record(record, limits)
-                cut_short = _cut_short(record)
-                yield _locate(item, label, offset)
-                # A record with an empty block is never read(): its header bytes must not count for the next.
-                iterator.reader.header_bytes = 0
-        except HeaderBlockTooLarge as error:
-            # warcio cannot be resumed after a failed parse: the rest of the file is not read.
-            detail = f"{error}; the file is not read past it ({path.stat().st_size} bytes on disk)"
-            yield Unreadable("header_too_large", detail, f"{label}:{iterator.offset}")
-            return
+            while True:
+                try:
+                    for record in iterator:
+                        # Set when the previous record was drained: this record's start.
+                        offset = iterator.offset
+                        item = _isolated_record(record, limits)
+                        cut_short = _cut_short(record)
+                        yield _locate(item, label, offset)
+                        # An empty block is never read(): its header bytes must not count for the next.
+                        reader.header_bytes = 0
+                    break
+                except HeaderBlockTooLarge as error:
+                    # warcio cannot resume a failed parse: go on at the next gzip member, if there is one.
+                    resumed = _next_member(stream, reader)
+                    more = "" if resumed is not None else "; the rest of the file cannot be framed, not read"
+                    yield Unreadable("header_too_large", f"{error}{more}", f"{label}:{iterator.offset}")
+                    if resumed is None:
+                        return
+                    iterator = _iterator_at(stream, reader, resumed)
         except ArchiveLoadFailed as error:
             yield Unreadable("corrupt_record", _first_line(error), f"{label}:{offset}")
             return
@@ -142,6 +149,25 @@ def read_warc(path: Path, label: str, limits: WarcLimits | None = None) -> Itera
         # warcio ends quietly when the file stops inside a record's WARC headers: the record is lost.
         detail = f"the last {size - end} bytes are a record cut short before its headers end"
         yield Unreadable("truncated_file", detail, f"{label}:{end}")
+
+
+def _iterator_at(stream: IO[bytes], reader: LineCappedReader, offset: int) -> ArchiveIterator:
+    iterator = ArchiveIterator(stream, arc2warc=False)
+    iterator.reader = reader
+    iterator.offset = offset
+    return iterator
+
+
+def _next_member(stream: IO[bytes], reader: LineCappedReader) -> int | None:
+    """Skip the rest of the current gzip member (in BUFF_SIZE steps) and start the next; the next
+    member's file offset, or None when the file is not per-record gzip or has no member left."""
+    if not reader.decompressor:
+        return None
+    while reader.read(BUFF_SIZE):
+        pass
+    if not reader.read_next_member():
+        return None
+    return int(stream.tell() - reader.rem_length())
 
 
 def _sniff(path: Path) -> tuple[str, str] | None:
