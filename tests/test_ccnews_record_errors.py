@@ -125,7 +125,7 @@ def test_bounded_lines_cuts_at_the_cap_across_chunk_edges(tmp_path: Path) -> Non
     # Lines of 0, 5, 6 and 2^21 + 3 bytes; the long one spans three 1 MiB chunks.
     data = b"\n" + b"x" * 5 + b"\n" + b"y" * 6 + b"\n" + b"z" * ((1 << 21) + 3) + b"\nend"
     lines = list(bounded_lines(io.BytesIO(data), 5))
-    assert [getattr(line, "size", line) for line in lines] == [b"", b"xxxxx", 6, (1 << 21) + 3, b"end"]
+    assert [getattr(line, "size", line) for line in lines] == [b"\n", b"xxxxx\n", 6, (1 << 21) + 3, b"end"]
 
 
 def test_a_field_over_the_cap_is_rejected_naming_it(tmp_path: Path) -> None:
@@ -202,3 +202,17 @@ def test_record_error_detail_is_one_short_line() -> None:
 def test_a_page_html_with_a_huge_label_is_fine() -> None:
     page = article_html("t", article_text(1), "2025-05-01").replace(b"utf-8", b"x" * 5000)
     assert decode_page(page, "y" * 5000).charset == "utf-8"
+
+
+def test_a_record_warcio_fails_on_is_a_record_error_and_the_next_member_is_read(tmp_path: Path) -> None:
+    # Found by the fuzz suite: a request record with no WARC-Target-URI made warcio raise AttributeError.
+    import zlib
+
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+    odd = compressor.compress(b"WARC/1.0\r\nWARC-Type: request\r\n\r\nGET / HTTP/1.1\r\n\r\n")
+    path = tmp_path / "odd.warc.gz"
+    path.write_bytes(warc_bytes([good_page(1)]) + odd + compressor.flush() + warc_bytes([good_page(2)]))
+    rows, rejects = run(path)
+    assert len(rows) == 2
+    assert [reason for reason, _ in rejects] == ["record_error"]
+    assert rejects[0][1].startswith("AttributeError: ")

@@ -68,8 +68,9 @@ def read_json_objects(
 
 
 def bounded_lines(stream: _Readable, max_line_bytes: int) -> Iterator[bytes | _LongLine]:
-    """The stream's lines (without their newline), each at most ``max_line_bytes``; a longer one is read
-    on to its end without being kept and comes out as its size. Holds at most one chunk plus one line."""
+    """The stream's lines (with their newline, as a file object gives them), each at most
+    ``max_line_bytes`` without it; a longer one is read on to its end without being kept and comes out
+    as its size. Holds at most one chunk plus one line."""
     pending = bytearray()
     overflow = 0  # bytes of the current line already dropped, 0 while it is under the cap
     while chunk := stream.read(_CHUNK_BYTES):
@@ -80,7 +81,7 @@ def bounded_lines(stream: _Readable, max_line_bytes: int) -> Iterator[bytes | _L
             elif len(pending) + end - start > max_line_bytes:
                 yield _LongLine(len(pending) + end - start)
             else:
-                pending += chunk[start:end]
+                pending += chunk[start : end + 1]  # with its newline, as the lines of a file object
                 yield bytes(pending)
             pending.clear()
             overflow = 0

@@ -127,11 +127,19 @@ def read_warc(path: Path, label: str, limits: WarcLimits | None = None) -> Itera
                         # An empty block is never read(): its header bytes must not count for the next.
                         reader.header_bytes = 0
                     break
-                except HeaderBlockTooLarge as error:
+                except (ArchiveLoadFailed, EOFError, OSError, ValueError):
+                    raise
+                except Exception as error:  # HeaderBlockTooLarge, or warcio failing on odd headers
                     # warcio cannot resume a failed parse: go on at the next gzip member, if there is one.
+                    reraise_infrastructure(error)
                     resumed = _next_member(stream, reader)
                     more = "" if resumed is not None else "; the rest of the file cannot be framed, not read"
-                    yield Unreadable("header_too_large", f"{error}{more}", f"{label}:{iterator.offset}")
+                    reason, detail = (
+                        ("header_too_large", str(error))
+                        if isinstance(error, HeaderBlockTooLarge)
+                        else (RECORD_ERROR, record_error_detail(error))
+                    )
+                    yield Unreadable(reason, f"{detail}{more}", f"{label}:{iterator.offset}")
                     if resumed is None:
                         return
                     iterator = _iterator_at(stream, reader, resumed)
