@@ -96,7 +96,8 @@ def discover_files(raw_dir: Path, crawl_month: str) -> list[tuple[Path, str]]:
     if not month_dir.is_dir():
         raise FileNotFoundError(f"no raw directory for month {crawl_month}: {month_dir}")
     found = []
-    # Not ``is_file()``: a dangling link or special file must fail loudly when opened, not vanish here.
+    # Not ``is_file()``: a dangling link fails loudly when read, and a FIFO or device is rejected
+    # ``not_a_regular_file`` by the reader table (never opened); neither vanishes here.
     for path in sorted(p for p in month_dir.rglob("*") if not p.is_dir()):
         # ``.part`` files are downloads still in progress (almanac.core.download resumes them).
         if path.name.startswith(".") or path.name in IGNORED_NAMES or path.name.endswith(".part"):
@@ -210,12 +211,14 @@ def _to_article(
     verdict = check_publish_window(date.publish_date, filters)
     if verdict:
         return None, verdict
-    # Counted for kept rows only, so each tally sums to items_out.
+    row = _row(item, task, url, domain, title, text, date, language, word_count, charset)
+    # Counted for kept rows only (after the row is built: building it may raise), so each tally sums
+    # to items_out.
     ledger.count("dates_by_source", date.source)
     ledger.count("dates_by_precision", date.precision)
     if isinstance(item, RawPage) and item.truncated:
         ledger.count("truncated_kept", item.truncated)
-    return _row(item, task, url, domain, title, text, date, language, word_count, charset), None
+    return row, None
 
 
 def _decide_date(
