@@ -177,15 +177,14 @@ def test_a_fifo_in_the_raw_folder_is_rejected_without_being_opened(tmp_path: Pat
 def test_an_exception_inside_extraction_is_the_page_s_reject(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import almanac.ccnews.ingest as ingest
+    from almanac.ccnews.extract import Extracted, extract_article
 
-    def explode(html: str, url: str) -> None:
+    def explode(html: str, url: str) -> Extracted | None:
         if "story-2" in url:
             raise RecursionError("maximum recursion depth exceeded")
-        return real(html, url)
+        return extract_article(html, url)
 
-    real = ingest.extract_article
-    monkeypatch.setattr(ingest, "extract_article", explode)
+    monkeypatch.setattr("almanac.ccnews.ingest.extract_article", explode)
     path = tmp_path / "pages.warc.gz"
     path.write_bytes(warc_bytes([good_page(1), good_page(2), good_page(3)]))
     rows, rejects = run(path)

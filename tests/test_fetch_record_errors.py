@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import requests
 
+from almanac.ccnews.extract import Extracted, extract_article
 from almanac.ccnews.warc import WarcLimits
 from almanac.core.download import DownloadError, fetch_bytes
-from almanac.gdelt import page_archive
 from almanac.gdelt.page_archive import ArchivedPage, PageArchive, PageProblem
 from almanac.wcep import news
 from almanac.wcep.news import Fetcher
@@ -77,14 +77,13 @@ def test_fetch_bytes_refuses_a_body_over_its_cap(server: FixtureServer, sleep: S
 def test_page_archive_caps_and_record_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     big, good, odd = (f"https://herald.example/{name}" for name in ("big", "good", "odd"))
     warc(tmp_path / "a.warc.gz", [ok(big, page(1) + b" " * 30_000), ok(good, page(2)), ok(odd, page(3))])
-    real = page_archive.extract_article
 
-    def explode_on_odd(html: str, url: str) -> object:
+    def explode_on_odd(html: str, url: str) -> Extracted | None:
         if url == odd:
             raise ValueError("Exceeds the limit (4300 digits)")
-        return real(html, url)
+        return extract_article(html, url)
 
-    monkeypatch.setattr(page_archive, "extract_article", explode_on_odd)
+    monkeypatch.setattr("almanac.gdelt.page_archive.extract_article", explode_on_odd)
     archive = PageArchive(limits=WarcLimits(max_page_bytes=20_000))
     archive._read_file(tmp_path / "a.warc.gz", {news.match_key(url) for url in (big, good, odd)})
     found = {url: archive.find(url) for url in (big, good, odd)}
