@@ -64,7 +64,8 @@ def check_replaceable(target: Path, style: str, scope: str, force: bool) -> None
     what = _describe(target)
     if not made_by_tool(target):
         raise ValueError(
-            f"{target} {what}, not made by `almanac publish` or `almanac report` (no {MARKER}): "
+            f"{target} {what}, not made by `almanac publish` or `almanac report` "
+            f"(no {MARKER} or {REPORT_MARKER}): "
             "refusing to replace or move it, with or without --force; publish to another folder"
         )
     if force:

@@ -24,7 +24,7 @@ __all__ = ["project"]  # pytest fixtures used by name
 @pytest.fixture()
 def doors(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The publish project as a git checkout with tracked files, a home folder and a virtualenv in tmp."""
-    home = project / "home" / "me"
+    home = project.parent / f"{project.name}-home" / "me"  # beside the project, not in it
     (home / "thesis").mkdir(parents=True)
     (home / "thesis" / "draft.tex").write_text("years of work")
     monkeypatch.setenv("HOME", str(home))  # never the real home folder
@@ -49,10 +49,10 @@ def _publish(project: Path, out: Path | str, force: bool) -> Path:
     ("out", "reason"),
     [
         ("/", "would replace the home folder"),  # / holds the home folder
-        ("home", "would replace the home folder"),
-        ("home/me", "would replace the home folder"),
+        ("HOME/..", "would replace the home folder"),
+        ("HOME", "would replace the home folder"),
         (".", "would replace the project folder"),
-        ("..", "would replace the project folder"),
+        ("..", "would replace the (project|home) folder"),  # it holds both
         ("stages", r"holds git-tracked files \(stages/\)"),
         ("stages/qgen.py", "is the git-tracked file stages/qgen.py"),
         ("dvc.yaml", "is the git-tracked file dvc.yaml"),
@@ -66,18 +66,24 @@ def _publish(project: Path, out: Path | str, force: bool) -> Path:
     ],
 )
 def test_publish_refuses_every_door_with_or_without_force(doors: Path, out: str, reason: str) -> None:
-    before = _snapshot(doors / "home") | {
+    home = Path(os.environ["HOME"])
+    out = out.replace("HOME", str(home))
+    before = _snapshot(home) | {
         name: ("file", (doors / name).read_bytes(), 0) for name in ("dvc.yaml", "stages/qgen.py")
     }
     for force in (False, True):
         with pytest.raises(ValueError, match=reason) as raised:
             _publish(doors, out, force)
         assert "with or without --force" in str(raised.value) and "\n" not in str(raised.value)
-    assert _snapshot(doors / "home") | {
-        name: ("file", (doors / name).read_bytes(), 0) for name in ("dvc.yaml", "stages/qgen.py")
-    } == before
+    assert (
+        _snapshot(home)
+        | {name: ("file", (doors / name).read_bytes(), 0) for name in ("dvc.yaml", "stages/qgen.py")}
+        == before
+    )
     assert (doors / ".venv/bin/python").read_text() == "#!" and (doors / "other-venv/lib").is_dir()
-    assert sorted(p.name for p in doors.iterdir() if "before-publish" in p.name or ".publish-" in p.name) == []
+    assert (
+        sorted(p.name for p in doors.iterdir() if "before-publish" in p.name or ".publish-" in p.name) == []
+    )
 
 
 def test_publish_next_to_tracked_files_in_a_new_folder_is_allowed(doors: Path) -> None:
@@ -99,6 +105,7 @@ def test_force_moves_an_earlier_report_but_never_a_folder_without_a_marker(
     report = _snapshot(doors / "rep")
     capsys.readouterr()
     assert cli.main(["publish", "openforesight", "all", "--out", "rep", "--force"]) == 0
+    assert "moved the existing" in capsys.readouterr().err
     assert _snapshot(doors / "rep.before-publish") == report  # moved aside, not deleted
     # The same files without the marker (a copy by hand): never moved, even with --force.
     (doors / "copy").mkdir()
@@ -114,8 +121,9 @@ def test_force_moves_an_earlier_report_but_never_a_folder_without_a_marker(
     assert _snapshot(doors / "copy") == before
 
 
-@pytest.mark.parametrize("out", ["data/reports", ".git/reports", "home/me", ".venv", "stages"])
+@pytest.mark.parametrize("out", ["data/reports", ".git/reports", "HOME", ".venv", "stages"])
 def test_report_out_refuses_the_doors(doors: Path, out: str, capsys: pytest.CaptureFixture[str]) -> None:
+    out = out.replace("HOME", os.environ["HOME"])
     before = {path: path.stat().st_mtime_ns for path in doors.rglob("*") if not path.is_symlink()}
     assert cli.main(["report", "openforesight", "all", "--out", out]) == 1
     err = capsys.readouterr().err
