@@ -106,19 +106,29 @@ def is_network_error(error: BaseException) -> bool:
     """A failure to reach a server: DNS, refused or reset connections, timeouts, offline mode."""
     if isinstance(error, socket.gaierror | ConnectionError | TimeoutError | socket.timeout):
         return True
-    kinds = {kind.__module__.split(".")[0] + "." + kind.__name__ for kind in type(error).__mro__}
-    network = {
-        "httpx.TransportError",
-        "httpcore.NetworkError",
-        "httpcore.TimeoutException",
-        "requests.ConnectionError",
-        "requests.Timeout",
-        "urllib3.NewConnectionError",
-        "urllib3.MaxRetryError",
-        "huggingface_hub.OfflineModeIsEnabled",
-        "urllib.URLError",
+    # Client libraries' own kinds (httpx, httpcore, requests, urllib3, huggingface_hub), by name: their
+    # modules are imported only by the code that uses them, never here.
+    return any(
+        kind.__name__ in _NETWORK_KINDS for kind in type(error).__mro__ if kind.__module__ != "builtins"
+    )
+
+
+_NETWORK_KINDS = frozenset(
+    {
+        "TransportError",
+        "NetworkError",
+        "ConnectError",
+        "ConnectionError",
+        "ConnectTimeout",
+        "TimeoutException",
+        "Timeout",
+        "NewConnectionError",
+        "MaxRetryError",
+        "NameResolutionError",
+        "OfflineModeIsEnabled",
+        "URLError",
     }
-    return bool(kinds & network)
+)
 
 
 def network_host(chain: list[BaseException]) -> str:
@@ -156,7 +166,8 @@ def _chain(error: BaseException) -> Iterator[BaseException]:
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         yield current
-        current = current.__cause__ or current.__context__
+        # `raise ... from None` hides the context on purpose (e.g. a message already redacted and whole).
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
 
 
 def _filename_in(chain: list[BaseException]) -> str:

@@ -200,3 +200,53 @@ def test_a_bad_month_stops_report_and_publish_before_any_path(
         err = capsys.readouterr().err
         assert err.startswith(f"almanac {command[0]}: --month") and len(err.strip().splitlines()) == 1
     assert sorted(str(path) for path in project.parent.rglob("*")) == before
+
+
+TOKEN = "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42"
+
+
+@pytest.mark.parametrize("offline_mode", [True, False])
+def test_an_offline_hub_push_is_one_line_naming_the_host(
+    project: Path, offline_mode: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    import huggingface_hub.constants
+
+    with socket.socket() as sock:  # a loopback port nobody listens on: the "Hub" is unreachable
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setattr(huggingface_hub.constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    # HF_HUB_OFFLINE=1 (as a user without network sets it), or a refused connection to the endpoint.
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", offline_mode)
+    monkeypatch.setattr(cli, "_refuse_leaks", lambda *args: None)
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    monkeypatch.delenv("ALMANAC_DEBUG", raising=False)
+    assert cli.main(["publish", "openforesight", "all", "--out", "out", "--push", "lab/almanac"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.strip() == str(project / "out")  # the release folder itself was built
+    assert captured.err.startswith("almanac publish: push of ") and "cannot reach 127.0.0.1" in captured.err
+    assert len(captured.err.splitlines()) == 1 and TOKEN not in captured.err
+
+
+def test_a_failed_push_never_prints_the_token(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from almanac.reports import publish as publish_module
+
+    def refused(folder: Path, repo_id: str, token: str, private: bool) -> str:
+        # As a client library may put the request's headers in its error.
+        raise RuntimeError(f"401 Unauthorized for {repo_id}: headers {{'authorization': 'Bearer {token}'}}")
+
+    monkeypatch.setattr(publish_module, "upload_to_hub", refused)
+    monkeypatch.setattr(cli, "_refuse_leaks", lambda *args: None)
+    monkeypatch.setenv("MY_HUB_SECRET_VAR", TOKEN)
+    params = _params(project)
+    params["publish"] = {**params["publish"], "hub_token_env": "MY_HUB_SECRET_VAR"}  # type: ignore[dict-item]
+    import yaml
+
+    (project / "params.yaml").write_text(yaml.safe_dump(params))
+    monkeypatch.delenv("ALMANAC_DEBUG", raising=False)
+    assert cli.main(["publish", "openforesight", "all", "--out", "out", "--push", "lab/almanac"]) == 1
+    err = capsys.readouterr().err
+    assert TOKEN not in err and "Bearer ***" in err and len(err.splitlines()) == 1
