@@ -163,3 +163,23 @@ def test_a_stage_refuses_a_bad_month_or_param_in_one_line_before_any_path(tmp_pa
         "gdelt_download@2025-05: bad.yaml: foresight.qgen.questions_per_article must be >= 1, got 0\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "params.yaml"]  # nothing written
+
+
+def test_a_full_disk_under_pyarrow_names_the_parquet_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from almanac.core.io import write_parquet
+
+    def full(table: pa.Table, where: object, **options: object) -> None:
+        # What pyarrow raised writing to a full 256 KiB tmpfs (measured by hand; tests mount nothing).
+        raise OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+
+    monkeypatch.setattr(pq, "write_table", full)
+    target = tmp_path / "data" / "articles.parquet"
+    with pytest.raises(OSError) as raised:
+        write_parquet(pa.table({"n": [1, 2]}), target)
+    assert describe(raised.value) == f"no space left on the device writing {target}"
+    assert list(target.parent.iterdir()) == []

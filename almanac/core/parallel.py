@@ -113,7 +113,7 @@ def _stop_private_ray(temp_dir: str) -> None:
     """At exit: stop the private Ray, then remove its temp folder (only the one mkdtemp made for it)."""
     import ray
 
-    ray.shutdown()  # type: ignore[no-untyped-call]
+    ray.shutdown()
     remove_temp_dir(Path(temp_dir))
 
 

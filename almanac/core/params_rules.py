@@ -142,14 +142,19 @@ def check_value(value: Any, rule: Rule) -> str:
     kinds: dict[str, Callable[[Any, Rule], str]] = {
         "int": _check_number,
         "float": _check_number,
-        "bool": lambda v, r: "" if isinstance(v, bool) else "must be true or false",
+        "bool": _check_bool,
         "str": _check_str,
         "list": _check_list,
         "map": _check_map,
         "month": _check_month,
         "date": _check_date,
     }
-    return kinds.get(rule.kind, lambda v, r: "")(value, rule)
+    check = kinds.get(rule.kind)
+    return check(value, rule) if check is not None else ""
+
+
+def _check_bool(value: Any, rule: Rule) -> str:
+    return "" if isinstance(value, bool) else "must be true or false"
 
 
 def _check_number(value: Any, rule: Rule) -> str:
