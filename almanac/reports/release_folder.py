@@ -279,8 +279,8 @@ def verify_folder(folder: Path) -> list[str]:
     reported: set[str] = set()
     for entry in entries:
         path, problem = _check_entry(root, entry)
-        if problem:
-            problems.append(f"{path}: {problem}")
+        if problem:  # a name with control characters (a NUL, a newline) is shown quoted: one line each
+            problems.append(f"{path if path.isprintable() else repr(path)}: {problem}")
             reported.add(path)
     known = {entry.get("path") for entry in entries if isinstance(entry, dict)} | {MANIFEST}
     extra = []

@@ -177,7 +177,17 @@ def test_the_next_publish_removes_a_killed_publishs_staging(project: Path) -> No
 
 @pytest.mark.parametrize(
     "entry",
-    [".", "./", "./README.md", "data//default/test.parquet", "data/", "a\x00b", "x" * 5000 + "/y", "\\x"],
+    [
+        ".",
+        "./",
+        "./README.md",
+        "data//default/test.parquet",
+        "data/",
+        "a\x00b",
+        "a\nb",
+        "x" * 5000 + "/y",
+        "\\x",
+    ],
 )
 def test_verify_reports_an_odd_manifest_entry_instead_of_crashing(
     project: Path, entry: str, capsys: pytest.CaptureFixture[str]
@@ -185,7 +195,8 @@ def test_verify_reports_an_odd_manifest_entry_instead_of_crashing(
     folder = _publish(project, project / "out", force=False)
     _add_entry(folder, entry, b"")
     problems = verify_manifest(folder)
-    assert len(problems) == 1 and problems[0].startswith(f"{entry}: "), problems
+    shown = entry if entry.isprintable() else repr(entry)
+    assert len(problems) == 1 and problems[0].startswith(f"{shown}: "), problems
     assert cli.main(["verify", str(folder)]) == 1
     assert "1 problem(s) against manifest.json" in capsys.readouterr().out
 
