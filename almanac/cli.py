@@ -34,8 +34,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "month", None) is not None:  # valid and in params before any path is built
             from almanac.core.params import checked_month, load_params
 
-            # A split folder from elsewhere (`check --splits`) may hold months this project does not build.
-            checked_month(args.month, None if getattr(args, "splits", None) else load_params(args.params))
+            # `check` reads whatever was released for the month (none outside params): its form only.
+            in_params = args.command in ("report", "publish")
+            checked_month(args.month, load_params(args.params) if in_params else None)
         code: int = args.run(args)
     except Exception as error:  # one line (redacted); --debug or ALMANAC_DEBUG=1 for the traceback
         if debug_enabled(args.debug):

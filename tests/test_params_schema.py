@@ -101,7 +101,6 @@ def test_each_kind_of_bad_value_is_one_line_naming_the_key(key: str, value: Any,
         ({"wcep_news.backoff_initial_s": 60.0}, r"wcep_news.backoff_initial_s \(60.0\) must not be above"),
         ({"event_tasks.split.validation_start": "2025-03-10"}, r"event_tasks.split: need train_end <"),
         ({"foresight.split.test_months": ["2025-05"]}, r"month 2025-05 is in both validation_months and test"),
-        ({"report_scopes": ["2025-04", "all"]}, r"report_scopes must be months then all"),
         ({"futurex.tiers.level2_options": 2}, r"level2_min_correct \(2\) must be below level2_options \(2\)"),
     ],
 )  # fmt: skip

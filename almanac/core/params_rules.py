@@ -84,14 +84,6 @@ def _split_months(params: Mapping[str, Any]) -> str:
     return ""
 
 
-def _report_scopes(params: Mapping[str, Any]) -> str:
-    months, scopes = params.get("months"), params.get("report_scopes")
-    if not isinstance(months, list) or scopes is None:
-        return ""
-    expected = [*sorted(set(months)), "all"]
-    return "" if scopes == expected else f"report_scopes must be months then all, {expected}, got {scopes}"
-
-
 def _level2_options(params: Mapping[str, Any]) -> str:
     correct = _get(params, "futurex.tiers.level2_min_correct")
     options = _get(params, "futurex.tiers.level2_options")
@@ -109,7 +101,6 @@ CROSS_FIELD: tuple[Callable[[Mapping[str, Any]], str], ...] = (
     _ordered("gdelt_download", "backoff_initial_s", "backoff_max_s"),
     _event_windows,
     _split_months,
-    _report_scopes,
     _level2_options,
 )
 

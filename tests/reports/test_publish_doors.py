@@ -261,3 +261,12 @@ def test_a_failed_push_never_prints_the_token(
     assert cli.main(["publish", "openforesight", "all", "--out", "out", "--push", "lab/almanac"]) == 1
     err = capsys.readouterr().err
     assert TOKEN not in err and "Bearer ***" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("month", ["../../x", "2025-13"])
+def test_check_takes_a_month_of_the_right_form_only(
+    project: Path, month: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["check", "openforesight", month]) == 1
+    err = capsys.readouterr().err
+    assert err == f"almanac check: --month {month!r}: month must look like 2025-05, got {month!r}\n"
