@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from almanac.gdelt.continents import continent_of_region
 from almanac.mirai.admission import Group
 from almanac.mirai.balance import Profile
+from almanac.mirai.continents import continent_of_region
 
 UNKNOWN_REGION = "Unknown"
 BALANCED_ATTRIBUTES = ("date", "root", "continent", "region", "country")
