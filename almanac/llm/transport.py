@@ -163,7 +163,8 @@ async def call_chat(
             detail = redact(f"HTTP {status}: {error.message}", secrets)
             raise_if_fatal(role, error, detail)
             if status not in _RETRY_STATUS and status < 500:
-                return CallOutcome("", 0, 0, attempt + 1, f"llm_http_{status}", detail, REFUSED)
+                reason = f"llm_http_{status}"
+                return CallOutcome("", 0, 0, attempt + 1, reason, detail, REFUSED, "", waited, capped)
             reason = "llm_retries_exhausted"
             cause = "HTTP 429 rate limited" if status == 429 else f"HTTP {status} server error"
             retry_after = parse_retry_after(dict(error.response.headers))
@@ -177,7 +178,7 @@ async def call_chat(
         else:
             read = _read_response(role, raw, attempt + 1, secrets)
             if isinstance(read, CallOutcome):
-                return read
+                return replace(read, retry_after_s=waited, retry_after_capped=capped) if waited else read
             reason, cause, detail = read
         if attempt < role.max_retries:
             delay = backoff_delay(
