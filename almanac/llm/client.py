@@ -20,6 +20,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 from almanac.core.progress import Bar, progress
 from almanac.core.rejects import StageLedger
@@ -92,7 +93,15 @@ async def arun_requests(
                 outcomes = await run_batch(role, misses, cache, stage)  # all at once, when the batch is done
                 bar.update(sum(sharing.values()))
             else:
-                outcomes = await _run_live(role, misses, cache, answered, stage)
+                # The content stop of stop_if_answers_unusable, seen early: a run whose every answer is cut
+                # at max_tokens stops after a few calls instead of paying for all of them.
+                total = max(share_of, len(set(keys)))
+                budget = _ContentBudget(
+                    total,
+                    role.max_failed_share * total,
+                    Counter(failure.reason for failure in failed_before.values()),
+                )
+                outcomes = await _run_live(role, misses, cache, answered, stage, budget)
             stop_if_too_many_failed(role, outcomes.values(), len(misses))
     finally:
         bar.close()
@@ -201,11 +210,23 @@ def stop_if_answers_unusable(
     if count <= role.max_failed_share * total:
         return
     example = next(result for result in failed.values() if result.error == reason)
-    advice = "" if RAISE_MAX_TOKENS in example.detail else "; once fixed: almanac llm forget-failures"
-    raise LLMFatalError(
-        f"llm role {role.name!r}: {count} of {total} answers failed with {reason}: "
-        f"{example.detail[:300]}{advice} ({role.model} at {role.server})"
+    raise LLMFatalError(_unusable(role, count, total, reason, example.detail))
+
+
+def _unusable(role: RoleConfig, count: int, total: int, reason: str, detail: str, unfinished: int = 0) -> str:
+    advice = "" if RAISE_MAX_TOKENS in detail else "; once fixed: almanac llm forget-failures"
+    early = f" (stopped early, {unfinished} not finished)" if unfinished else ""
+    return (
+        f"llm role {role.name!r}: {count} of {total} answers failed with {reason}{early}: "
+        f"{detail[:300]}{advice} ({role.model} at {role.server})"
     )
+
+
+@dataclass
+class _ContentBudget:
+    total: int  # answers the share is taken of
+    allowed: float  # answers that may fail for one content reason
+    seen: Counter[str]  # reason -> answers failed so far (cached or now)
 
 
 def _store(
@@ -243,6 +264,7 @@ async def _run_live(
     cache: LLMCache,
     answered: Callable[[str], None],
     stage: str,
+    budget: _ContentBudget,
 ) -> dict[str, CallOutcome]:
     limiter = RateLimiter(role.requests_per_minute, role.tokens_per_minute)
     queue = list(misses.items())
@@ -267,10 +289,14 @@ async def _run_live(
                     # Committed at once: a kill -9 loses only the calls still in flight.
                     _store(cache, role, key, request, outcome, stage)
                     failed += outcome.kind in ENDPOINT_KINDS
+                if outcome.kind == CONTENT:
+                    budget.seen[outcome.error] += 1
+                    if budget.seen[outcome.error] > budget.allowed:
+                        raise _TooManyFailed(outcome)
                 repeated = sum(n for n in refusals.values() if n > 1)
                 if failed + repeated > allowed:
                     # Stop now: a dead endpoint would otherwise cost every call its full retry budget.
-                    raise _TooManyFailed
+                    raise _TooManyFailed(None)
 
         try:
             async with asyncio.TaskGroup() as group:
@@ -280,7 +306,14 @@ async def _run_live(
             fatal = group_error.subgroup(LLMFatalError)  # a refused key says more than the failure count
             if fatal is not None:
                 raise fatal.exceptions[0] from None
-            if group_error.subgroup(_TooManyFailed) is not None:
+            stop = group_error.subgroup(_TooManyFailed)
+            if stop is not None:
+                first = stop.exceptions[0]
+                if isinstance(first, _TooManyFailed) and first.outcome is not None:
+                    reason, detail = first.outcome.error, first.outcome.detail
+                    unfinished = len(misses) - len(outcomes)
+                    message = _unusable(role, budget.seen[reason], budget.total, reason, detail, unfinished)
+                    raise LLMFatalError(message) from None
                 settled = settle_refusals(outcomes)
                 stop_if_too_many_failed(role, settled.values(), len(misses), stopped_early=True)
             raise group_error.exceptions[0] from None
@@ -292,4 +325,9 @@ async def _run_live(
 
 
 class _TooManyFailed(Exception):
-    """Raised in a worker to cancel the others; turned into LLMFatalError with the counts."""
+    """Raised in a worker to cancel the others; turned into LLMFatalError with the counts. ``outcome``:
+    the content failure whose reason passed its share, or None for transport and server failures."""
+
+    def __init__(self, outcome: CallOutcome | None) -> None:
+        super().__init__()
+        self.outcome = outcome

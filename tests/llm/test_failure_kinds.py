@@ -168,6 +168,20 @@ def test_unusable_answers_are_named_cached_as_failures_and_stop_the_run_beyond_t
         assert again.ok and again.text == "whole"
 
 
+def test_a_run_whose_answers_are_all_cut_stops_after_a_few_calls(serve: Serve, cache: LLMCache) -> None:
+    server = serve(lambda body, seen: Reply(text="<question>Will", finish_reason="length"))
+    role = remote_role(server, max_tokens=16, max_concurrency=1)
+    with pytest.raises(LLMFatalError) as caught:
+        run_requests(role, requests_for("cut", 100), cache)
+    # 2% of 100 = 2 may fail for one reason; the 3rd stops the run before the other 97 are paid for.
+    assert str(caught.value) == (
+        "llm role 'generator': 3 of 100 answers failed with llm_truncated (stopped early, 97 not finished): "
+        "answer cut at max_tokens=16 (finish_reason=length); raise max_tokens "
+        f"(test-model at {server.url})"
+    )
+    assert server.chat_requests == 3 and cache.failure_count() == 3
+
+
 def test_a_repair_round_failure_is_a_share_of_the_whole_task() -> None:
     # Checked through the share_of argument run_task passes: 1 failure of 100 requests is within 2%.
     failed = LLMResult("i", "t", False, "", "llm_empty_response", "empty", True, 0, 0, 0, "k", "m", "1", "h")
