@@ -3,6 +3,7 @@ tags) and ``almanac llm forget-failures`` (cached failures cleared by stage and 
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -17,7 +18,6 @@ from almanac.llm.cache import CachedFailure, LLMCache
 from almanac.llm.config import RoleConfig
 from almanac.llm.parsing import ParseError, json_as_tags, one_tag
 from almanac.llm.registry import Task, TaskItem, reply_schema, text_field
-from almanac.llm.request import LLMRequest
 from almanac.llm.tasks import build_requests, run_task
 from tests.llm.conftest import remote_role, with_fields
 from tests.support.llm_server import LLMTestServer, Reply
@@ -89,11 +89,7 @@ def test_the_schema_is_part_of_the_request_key_and_the_offline_keys_do_not_chang
     [request] = build_requests(DEMO, [TaskItem("w1", {"word": "apple"})], prompts)
     assert request.schema == SCHEMA
     role = remote_role("http://127.0.0.1:9/v1", structured_outputs=True)
-    other = LLMRequest(
-        *[getattr(request, f) for f in ("item_id", "task", "messages", "prompt_version", "prompt_hash")],
-        request.variables,
-        reply_schema(verdict=text_field("yes", "no")),
-    )
+    other = dataclasses.replace(request, schema=reply_schema(verdict=text_field("yes", "no")))
     assert request.key(role) != other.key(role)  # another schema, another answer
     assert request.key(with_fields(role, structured_outputs=False)) == other.key(
         with_fields(role, structured_outputs=False)
