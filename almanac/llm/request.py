@@ -57,7 +57,7 @@ class LLMResult:
     task: str
     ok: bool
     text: str  # the model's answer ("" when the call failed)
-    error: str  # reject reason ("" when ok): llm_retries_exhausted, llm_http_400, llm_empty_response, ...
+    error: str  # reject reason ("" when ok): llm_retries_exhausted, llm_error_body, llm_truncated, ...
     detail: str  # what went wrong, scrubbed of keys
     cached: bool
     prompt_tokens: int

@@ -73,7 +73,7 @@ class CallOutcome:
     attempts: int
     error: str = ""  # reject reason when the call failed for good
     detail: str = ""  # redacted description of the last failure
-    kind: str = ""  # TRANSPORT or CONTENT when the call failed
+    kind: str = ""  # TRANSPORT, SERVER, CONTENT (or REFUSED until settled) when the call failed
     cause: str = ""  # short category of a transport failure, e.g. "connection refused" (summaries)
     retry_after_s: float = 0.0  # seconds waited because the server's Retry-After asked for it
     retry_after_capped: int = 0  # waits the server asked for beyond max_retry_after_s (cut to the cap)
@@ -186,7 +186,14 @@ async def call_chat(
             )
             if retry_after is not None:
                 waited += delay
-                capped += retry_after > role.max_retry_after_s
+                if retry_after > role.max_retry_after_s:
+                    capped += 1
+                    log.warning(
+                        "llm role %s: the server asked to wait %.0fs; waiting %.0fs (max_retry_after_s)",
+                        role.name,
+                        retry_after,
+                        delay,
+                    )
             log.info(
                 "llm role %s: attempt %d failed (%s); retrying in %.2fs",
                 role.name,
@@ -324,7 +331,8 @@ def check_model(role: RoleConfig, served: str) -> None:
 def model_mismatch(role: RoleConfig, served: str) -> str:
     return (
         f"llm role {role.name!r}: asked {role.server} for model {role.model!r} but the reply came from "
-        f"{served!r}; set model: {served!r}, or list it in the role's model_aliases if it is the same model"
+        f"{served[:200]!r}; set model: {served[:200]!r}, or list it in the role's model_aliases if it is "
+        "the same model"
     )
 
 
