@@ -267,3 +267,16 @@ def test_stage_fails_on_a_200_error_body_and_a_plain_rerun_after_the_fix_builds_
     assert server.chat_requests == 2  # the failure was not cached: the call went again
     rows = pq.read_table(questions).to_pylist()
     assert [row["answer"] for row in rows] == ["Brennford"]
+
+
+def test_a_batch_whose_every_line_got_the_same_4xx_stops_and_caches_nothing(
+    serve: Serve, tmp_path: Path
+) -> None:
+    server = serve(lambda body, seen: Reply(status=400, error_message="unknown parameter 'foo'"))
+    role = remote_role(server, batch=True, batch_poll_s=0.01)
+    with LLMCache(tmp_path / "llm.sqlite") as cache:
+        with pytest.raises(
+            LLMFatalError, match=r"3 of 3 calls failed: the same HTTP 400: .*unknown parameter"
+        ):
+            run_requests(role, requests_for("b4", 3), cache)
+        assert cache.failure_count() == 0
