@@ -120,6 +120,16 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="one JSON object per hit instead of text")
     search.set_defaults(run=_search)
 
+    llm = commands.add_parser("llm", help="the LLM answer cache: forget-failures")
+    llm_commands = llm.add_subparsers(dest="llm_command", required=True)
+    forget = llm_commands.add_parser(
+        "forget-failures", help="clear cached LLM failures so the next run asks again (answers stay)"
+    )
+    forget.add_argument("--stage", help="only failures of this stage (e.g. foresight_qgen)")
+    forget.add_argument("--reason", help="only failures with this reason (e.g. llm_truncated)")
+    forget.add_argument("--task", help="only failures of this LLM task (e.g. qgen)")
+    forget.set_defaults(run=_llm_forget_failures)
+
     # Each scorer keeps its own options (`almanac score mirai --help`); `almanac score --help` lists them.
     score = commands.add_parser(
         "score",
@@ -312,6 +322,14 @@ def _score_help() -> str:
         "The form without a scorer name (almanac score --queries ...) still scores MIRAI forecasts.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _llm_forget_failures(args: argparse.Namespace) -> int:
+    from almanac.core.params import load_params
+    from almanac.llm.maintenance import forget_failures
+
+    print(forget_failures(load_params(args.params), args.stage, args.reason, args.task))
+    return 0
 
 
 def _score(args: argparse.Namespace) -> int:
