@@ -23,7 +23,7 @@ STYLE_NAMES = ("mirai", "openforecast", "openforesight")
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    # `score` hands every option after it to the MIRAI scorer, which parses (and documents) them itself.
+    # `score` hands every option after it to the scorer it names (mirai, futurex), which parses them itself.
     args, score_args = parser.parse_known_args(argv)
     if score_args and args.command != "score":
         parser.error(f"unrecognized arguments: {' '.join(score_args)}")
@@ -134,10 +134,20 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="one JSON object per hit instead of text")
     search.set_defaults(run=_search)
 
-    # The scorer keeps its own options (python -m almanac.mirai.score); `almanac score --help` lists them.
+    llm = commands.add_parser("llm", help="the LLM answer cache: forget-failures")
+    llm_commands = llm.add_subparsers(dest="llm_command", required=True)
+    forget = llm_commands.add_parser(
+        "forget-failures", help="clear cached LLM failures so the next run asks again (answers stay)"
+    )
+    forget.add_argument("--stage", help="only failures of this stage (e.g. foresight_qgen)")
+    forget.add_argument("--reason", help="only failures with this reason (e.g. llm_truncated)")
+    forget.add_argument("--task", help="only failures of this LLM task (e.g. qgen)")
+    forget.set_defaults(run=_llm_forget_failures)
+
+    # Each scorer keeps its own options (`almanac score mirai --help`); `almanac score --help` lists them.
     score = commands.add_parser(
         "score",
-        help="score MIRAI-style relation forecasts against a month's queries ('score futurex': the tiers)",
+        help="score forecasts: 'score mirai' (relation queries) or 'score futurex' (the tiers)",
         add_help=False,
     )
     score.set_defaults(run=_score)
@@ -302,15 +312,47 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+SCORERS = {
+    "mirai": "MIRAI-style relation forecasts against a month's queries, read as MIRAI's evaluator reads them",
+    "futurex": "FutureX predictions (or a floor baseline) against the four tiers",
+}
+
+
+def _score_help() -> str:
+    lines = [
+        "usage: almanac score {" + ",".join(SCORERS) + "} [options]",
+        "",
+        "scorers (each lists its options: almanac score NAME --help):",
+        *(f"  {name:<9}{what}" for name, what in SCORERS.items()),
+        "",
+        "The form without a scorer name (almanac score --queries ...) still scores MIRAI forecasts.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _llm_forget_failures(args: argparse.Namespace) -> int:
+    from almanac.core.params import load_params
+    from almanac.llm.maintenance import forget_failures
+
+    print(forget_failures(load_params(args.params), args.stage, args.reason, args.task))
+    return 0
+
+
 def _score(args: argparse.Namespace) -> int:
-    if args.score_args[:1] == ["futurex"]:
+    rest = list(args.score_args)
+    if not rest or rest[0] in ("-h", "--help"):
+        (sys.stdout if rest else sys.stderr).write(_score_help())
+        return 0 if rest else 2
+    if rest[0] == "futurex":
         from almanac.futurex.score import main as futurex_main
 
-        return futurex_main(["--params", args.params, *args.score_args[1:]], prog="almanac score futurex")
+        return futurex_main(["--params", args.params, *rest[1:]], prog="almanac score futurex")
     from almanac.mirai.score import main as score_main
 
+    if rest[0] == "mirai":
+        rest = rest[1:]
     # The global --params first, so a --params after `score` wins.
-    return score_main(["--params", args.params, *args.score_args], prog="almanac score")
+    return score_main(["--params", args.params, *rest], prog="almanac score mirai")
 
 
 if __name__ == "__main__":

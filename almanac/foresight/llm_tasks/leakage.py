@@ -19,7 +19,7 @@ from almanac.llm.parsing import (
     collapse,
     one_tag,
 )
-from almanac.llm.registry import Task, TaskItem, register
+from almanac.llm.registry import Task, TaskItem, register, reply_schema, text_field
 
 
 @dataclass(frozen=True)
@@ -92,4 +92,11 @@ def leakage(variables: Mapping[str, str], model: str) -> str:
     )
 
 
-LEAKAGE = register(Task("leakage", item=leakage_item, parse=parse_leakage, offline=leakage))
+LEAKAGE_SCHEMA = reply_schema(
+    edited=reply_schema(
+        leak_found=text_field("yes", "no"), background=text_field(), resolution_criteria=text_field()
+    )
+)
+LEAKAGE = register(
+    Task("leakage", item=leakage_item, parse=parse_leakage, offline=leakage, schema=LEAKAGE_SCHEMA)
+)
