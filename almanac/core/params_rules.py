@@ -99,6 +99,8 @@ CROSS_FIELD: tuple[Callable[[Mapping[str, Any]], str], ...] = (
     _ordered("wcep_news", "backoff_initial_s", "backoff_max_s"),
     _ordered("gdelt_articles", "backoff_initial_s", "backoff_max_s"),
     _ordered("gdelt_download", "backoff_initial_s", "backoff_max_s"),
+    _ordered("gdelt_articles.paragraph", "min_words", "max_words"),
+    _ordered("gdelt_articles.document", "min_words", "max_words"),
     _event_windows,
     _split_months,
     _level2_options,

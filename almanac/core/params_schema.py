@@ -119,6 +119,7 @@ SCHEMA: dict[str, Rule] = {
     "llm.cache_path": text(nonempty=True),
     "llm.prompts_dir": text(nonempty=True),
     "llm.max_failed_share": share(),
+    "llm.max_retry_after_s": nonneg(),
     "llm.roles": mapping(mapping(), whole=False),
     "llm.roles.*": mapping(whole=False),
     "llm.roles.*.backend": text(nonempty=True),
@@ -139,6 +140,9 @@ SCHEMA: dict[str, Rule] = {
     "llm.roles.*.batch_poll_s": seconds(),
     "llm.roles.*.batch_max_wait_s": seconds(),
     "llm.roles.*.max_failed_share": share(),
+    "llm.roles.*.max_retry_after_s": nonneg(),
+    "llm.roles.*.model_aliases": strings(),
+    "llm.roles.*.structured_outputs": flag(),
     "llm.roles.*.price_per_1m_input": nonneg(),
     "llm.roles.*.price_per_1m_output": nonneg(),
     "foresight.qgen.questions_per_article": count(),
@@ -215,9 +219,15 @@ SCHEMA: dict[str, Rule] = {
     "gdelt_clean.mention_comparison": choice(">=", ">"),
     "gdelt_articles.page_archives": strings(),
     "gdelt_articles.flagged_words": text(),
+    "gdelt_articles.language": text(nonempty=True),
+    "gdelt_articles.min_language_probability": share(),
     "mirai.recipe": choice("paper", "relaxed"),
     "relation_split.min_daily_mentions": natural(),
     "relation_split.min_articles": natural(),
+    "relation_split.answers_need_text": flag(),
+    "relation_split.admission": choice("every", "any"),
+    "relation_split.balance_actors": choice("subject", "both"),
+    "relation_split.balance_objective": choice("variance", "squares"),
     "relation_split.queries_per_month": count(),
     "relation_split.seed": natural(),
     "relation_split.balance_weights": mapping(nonneg()),
@@ -277,6 +287,7 @@ for _key in (
     SCHEMA[f"gdelt_clean.{_key}"] = flag()
 for _part in ("paragraph", "document"):  # the GDELT page text filters, per paragraph and whole
     SCHEMA[f"gdelt_articles.{_part}.min_words"] = natural()
+    SCHEMA[f"gdelt_articles.{_part}.max_words"] = count()
     for _key in ("max_char_repetition", "max_word_repetition", "max_special_char_ratio", "max_flagged_ratio"):
         SCHEMA[f"gdelt_articles.{_part}.{_key}"] = share()
 SCHEMA |= {
