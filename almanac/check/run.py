@@ -165,7 +165,9 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         str(row["question_id"]): row
         for split in SPLITS
         for path in sorted((folder / split).glob("*.parquet"))
-        for row in _rows(path, ["question_id", "answer", "question_start_date", "resolution_date"])
+        for row in _rows(
+            path, ["question_id", "answer", "question_start_date", "resolution_date", "split", "url"]
+        )
     }
     day_pairs: dict[str, set[str]] = {}
     for quad in _rows(root / layout.gdelt_quads(), ["date", "subject", "relation", "object"]):
@@ -182,8 +184,20 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         if wanted:
             leakage = _rows(root / layout.foresight_path("leakage", name))
             numeric.update({row["question_id"]: row for row in leakage if row["question_id"] in wanted})
+    candidates = {
+        str(row["question_id"]): row
+        for name in (str(month) for month in params.get("months") or ())
+        if (root / layout.foresight_path("qgen", name)).is_file()
+        for row in _rows(
+            root / layout.foresight_path("qgen", name), ["question_id", "answer", "article_publish_date"]
+        )
+    }
+    test_months = frozenset(
+        str(m) for m in ((params.get("foresight") or {}).get("split") or {}).get("test_months") or ()
+    )
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
-    return check_futurex(rows, Sources(questions, day_pairs, numeric), cap, scope=month)
+    sources = Sources(questions, day_pairs, numeric, candidates, test_months)
+    return check_futurex(rows, sources, cap, scope=month)
 
 
 def run_checks(
