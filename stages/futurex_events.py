@@ -9,10 +9,10 @@ import time
 
 from almanac.core.io import write_parquet
 from almanac.core.layout import futurex_events, futurex_events_rejects, metrics_path
-from almanac.core.near_duplicates import TrainingIndex, parse_cross_style
 from almanac.core.params import months_in_scope, parse_section
-from almanac.core.released_rows import foresight_row, openforecast_row
 from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.crossstyle.near_duplicates import TrainingIndex, parse_cross_style
+from almanac.crossstyle.released_rows import foresight_row, openforecast_row
 from almanac.foresight.split import SplitConfig
 from almanac.futurex.config import parse_futurex
 from almanac.futurex.events import EVENTS_STAGE, CandidateRules, collect_events

@@ -2,7 +2,7 @@
 
 ``almanac check all`` runs it over everything released. A row is compared with the rows other styles
 released in an earlier-ranked split (train < validation < test; FutureX tiers and MIRAI queries are
-test): the near-duplicate test is ``almanac.core.near_duplicates`` (question text, or answer + event).
+test): the near-duplicate test is ``almanac.crossstyle.near_duplicates`` (question text, or answer + event).
 A near-duplicate passes only when ``check.cross_style.action`` is ``mark`` and the row carries the
 reason in its ``cross_style_duplicate`` column; under ``exclude`` the build stage should have dropped
 it, so its presence fails. One invariant per evaluating style, each with its row count.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 
 from almanac.check.report import StyleReport
-from almanac.core.near_duplicates import SPLIT_RANK, CrossStyleConfig, ReleasedRow, TrainingIndex
+from almanac.crossstyle.near_duplicates import SPLIT_RANK, CrossStyleConfig, ReleasedRow, TrainingIndex
 
 Checked = Iterator[tuple[str, str | None]]
 EVALUATING = ("openforesight", "openforecast", "mirai", "futuresim", "futurex")

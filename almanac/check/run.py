@@ -18,8 +18,8 @@ from almanac.check.report import StyleReport
 from almanac.check.retrieval import cutoff_months
 from almanac.core import layout
 from almanac.core.ids import content_id
-from almanac.core.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
-from almanac.core.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
+from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
+from almanac.crossstyle.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
 from almanac.reports.visibility import prompt_fields
 
 STYLES = ("openforesight", "openforecast", "mirai", "futuresim", "futurex")

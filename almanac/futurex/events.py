@@ -16,7 +16,7 @@ A numeric question is a candidate only where the OpenForesight split would have 
 resolution month a test month, its outlet a test outlet when ``test_sources`` is set) and when no
 train or validation question came from its article (``not_test_period``, ``article_in_training_split``).
 Last, every candidate is compared with the training rows of the other styles (OpenForesight and
-OpenForecast train and validation, ``almanac.core.near_duplicates``): a near-duplicate is excluded
+OpenForecast train and validation, ``almanac.crossstyle.near_duplicates``): a near-duplicate is excluded
 (``cross_style_duplicate``) or kept with the reason in that column, per ``check.cross_style.action``.
 """
 
@@ -28,10 +28,10 @@ from datetime import date, datetime, timedelta
 from typing import Any, Final
 
 from almanac.core.ids import content_id, source_domain
-from almanac.core.near_duplicates import MARK_COLUMN, TrainingIndex
 from almanac.core.rejects import StageLedger
-from almanac.core.released_rows import futurex_row
 from almanac.core.step import Drop, Step, apply_step
+from almanac.crossstyle.near_duplicates import MARK_COLUMN, TrainingIndex
+from almanac.crossstyle.released_rows import futurex_row
 from almanac.foresight.date_parsing import parse_question_date
 from almanac.futurex.draws import relation_option
 from almanac.futurex.numbers import parse_quantity

@@ -12,7 +12,7 @@ from almanac.check import run
 from almanac.check.cross_style import check_cross_style
 from almanac.check.report import StyleReport
 from almanac.core.io import write_parquet
-from almanac.core.near_duplicates import CrossStyleConfig, ReleasedRow, content_words, jaccard
+from almanac.crossstyle.near_duplicates import CrossStyleConfig, ReleasedRow, content_words, jaccard
 
 URL = "https://t.example/2025/06/07/final"
 TRAIN = ReleasedRow(

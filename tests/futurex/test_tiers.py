@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from almanac.core.near_duplicates import MARK_COLUMN, CrossStyleConfig, ReleasedRow, TrainingIndex
 from almanac.core.step import Drop
+from almanac.crossstyle.near_duplicates import MARK_COLUMN, CrossStyleConfig, ReleasedRow, TrainingIndex
 from almanac.futurex.config import TierConfig
 from almanac.futurex.events import (
     CandidateRules,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from almanac.core.near_duplicates import ReleasedRow
+from almanac.crossstyle.near_duplicates import ReleasedRow
 
 Row = Mapping[str, Any]
 OPENFORECAST_TASKS = ("aqa", "mcac", "mcnc")
