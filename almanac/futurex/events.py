@@ -224,6 +224,7 @@ def collect_events(
             lambda e: f"{e['origin']}:{e['source_id']}",
         ),
         ledger,
+        chained=True,  # the same events, already counted in by their origin's step
     )
     ledger.extra["cross_style_marked"] = sum(1 for event in kept if event.get(MARK_COLUMN))
     ledger.extra["events_by_origin"] = {

@@ -205,6 +205,7 @@ def test_a_candidate_repeating_another_styles_training_row_is_excluded_or_marked
     index = TrainingIndex(training, CrossStyleConfig())
     rows, ledger = collect_events([question, other], [], [], {}, CandidateRules(training=index))
     assert [row["source_id"] for row in rows] == ["q2"] and rows[0][MARK_COLUMN] is None
+    assert (ledger.items_in, ledger.items_out, len(ledger.rejects)) == (2, 1, 1)  # counted in once
     rejected = [(r.id, r.source, r.reason) for r in ledger.rejects]
     assert rejected == [(event_id("openforesight", "q1"), "openforesight:q1", "cross_style_duplicate")]
     assert "openforecast train s1" in ledger.rejects[0].detail
@@ -214,3 +215,4 @@ def test_a_candidate_repeating_another_styles_training_row_is_excluded_or_marked
     marked = {row["source_id"]: row[MARK_COLUMN] for row in rows}
     assert marked["q2"] is None and "openforecast train s1" in str(marked["q1"])
     assert ledger.extra["cross_style_marked"] == 1
+    assert (ledger.items_in, ledger.items_out) == (2, 2)
