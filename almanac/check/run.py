@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from almanac.check.cross_style import check_cross_style
 from almanac.check.futuresim import check_futuresim
 from almanac.check.futurex import Sources, check_futurex
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
@@ -17,6 +18,8 @@ from almanac.check.report import StyleReport
 from almanac.check.retrieval import cutoff_months
 from almanac.core import layout
 from almanac.core.ids import content_id
+from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
+from almanac.crossstyle.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
 from almanac.reports.visibility import prompt_fields
 
 STYLES = ("openforesight", "openforecast", "mirai", "futuresim", "futurex")
@@ -165,7 +168,9 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         str(row["question_id"]): row
         for split in SPLITS
         for path in sorted((folder / split).glob("*.parquet"))
-        for row in _rows(path, ["question_id", "answer", "question_start_date", "resolution_date"])
+        for row in _rows(
+            path, ["question_id", "answer", "question_start_date", "resolution_date", "split", "url"]
+        )
     }
     day_pairs: dict[str, set[str]] = {}
     for quad in _rows(root / layout.gdelt_quads(), ["date", "subject", "relation", "object"]):
@@ -182,8 +187,52 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         if wanted:
             leakage = _rows(root / layout.foresight_path("leakage", name))
             numeric.update({row["question_id"]: row for row in leakage if row["question_id"] in wanted})
+    candidates = {
+        str(row["question_id"]): row
+        for name in (str(month) for month in params.get("months") or ())
+        if (root / layout.foresight_path("qgen", name)).is_file()
+        for row in _rows(
+            root / layout.foresight_path("qgen", name), ["question_id", "answer", "article_publish_date"]
+        )
+    }
+    test_months = frozenset(
+        str(m) for m in ((params.get("foresight") or {}).get("split") or {}).get("test_months") or ()
+    )
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
-    return check_futurex(rows, Sources(questions, day_pairs, numeric), cap, scope=month)
+    sources = Sources(questions, day_pairs, numeric, candidates, test_months)
+    return check_futurex(rows, sources, cap, scope=month)
+
+
+def cross_style(params: Mapping[str, Any], root: Path = Path(".")) -> StyleReport:
+    """Every released row of every built style, compared across styles (``almanac check all``)."""
+    rows: list[ReleasedRow] = []
+    marks: dict[tuple[str, str], str | None] = {}
+
+    def add(row: ReleasedRow | None, record: Mapping[str, Any]) -> None:
+        if row is not None:
+            rows.append(row)
+            marks[(row.style, row.row_id)] = record.get(MARK_COLUMN)
+
+    splits = root / layout.foresight_splits_dir()
+    for path in sorted(path for split in SPLITS for path in (splits / split).glob("*.parquet")):
+        for record in _rows(path):
+            add(foresight_row(record), record)
+    futuresim = root / layout.futuresim_questions_dir()
+    for split in SPLITS:
+        if (futuresim / f"{split}.parquet").is_file():
+            for record in _rows(futuresim / f"{split}.parquet"):
+                add(foresight_row({**record, "split": record.get("split") or split}, "futuresim"), record)
+    events = root / layout.event_splits_dir()
+    for path in sorted(path for split in SPLITS for path in (events / split).glob("*.parquet")):
+        for record in _rows(path):
+            add(openforecast_row(record), record)
+    for path in sorted((root / layout.mirai_queries_dir()).glob("*.parquet")):
+        for record in _rows(path):
+            add(mirai_row(record), record)
+    for path in sorted((root / layout.futurex_tiers_dir()).glob("level*.parquet")):
+        for record in _rows(path):
+            add(futurex_row(record), record)
+    return check_cross_style(rows, marks, parse_cross_style(params))
 
 
 def run_checks(
@@ -193,4 +242,8 @@ def run_checks(
     root: Path = Path("."),
     splits_dir: Path | None = None,
 ) -> list[StyleReport]:
-    return [check_style(style, month, params, root, splits_dir) for style in styles]
+    """Each style's report; with every style asked for (``check all``), the cross-style report last."""
+    reports = [check_style(style, month, params, root, splits_dir) for style in styles]
+    if set(styles) == set(STYLES) and splits_dir is None:
+        reports.append(cross_style(params, root))
+    return reports
