@@ -49,6 +49,17 @@ STEPS: Final = (
         after=("futurex_tiers",),
         funnel=False,
     ),
+    # Here because FutureX is the style built from every other: the one stage that reads them all.
+    Step(
+        stage="check_cross_style",
+        label="Cross-style check",
+        does="no evaluation row of one style repeats a training row of another; fails the build on any",
+        rejects="almanac.check.cross_style",
+        unit="rows",
+        per_month=False,
+        after=("futurex_tiers",),
+        funnel=False,
+    ),
 )
 
 RECIPE: Final = Recipe(
@@ -62,5 +73,7 @@ RECIPE: Final = Recipe(
         "foresight_qgen",  # generated, unreleased candidates: the Level-1 distractor pool
         "gdelt_clean",
         "event_split",  # OpenForecast train/validation: no candidate may repeat them
+        "relation_split",  # MIRAI queries and FutureSim questions: read by the cross-style check only
+        "futuresim_answerability",
     ),
 )
