@@ -18,7 +18,14 @@ from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import as_day, month_of
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import chunk_not_after_cutoff, cutoff_follows_rule, every_question_has_context
-from almanac.check.text import answer_tokens, answers_in, find_answer, is_person, ngram_index
+from almanac.check.text import (
+    answer_tokens,
+    answers_in,
+    find_answer,
+    is_organisation,
+    is_person,
+    ngram_index,
+)
 
 SPLITS = ("train", "validation", "test")
 PROMPT_FIELDS = ("question_title", "background", "resolution_criteria")
@@ -69,7 +76,7 @@ def check_openforesight(
     )
     report.check(
         "answer_not_in_prompt",
-        f"answer absent from {', '.join(prompt_fields)} (folded, whole-token fuzzy, person surname)",
+        f"answer absent from {', '.join(prompt_fields)} (folded, fuzzy, surname, acronym, partial name)",
         _no_leak(rows, prompt_fields),
     )
     report.check(
@@ -213,9 +220,10 @@ def _text(row: Row, name: str) -> str:
 def _no_leak(rows: Sequence[Row], fields: Sequence[str]) -> Iterator[tuple[str, str | None]]:
     for row in rows:
         person = is_person(row.get("answer_class"), row.get("answer_type"))
+        organisation = is_organisation(row.get("answer_class"), row.get("answer_type"))
         found = None
         for name in fields:
-            how = find_answer(str(row.get("answer") or ""), _text(row, name), person)
+            how = find_answer(str(row.get("answer") or ""), _text(row, name), person, organisation)
             if how is not None:
                 found = f"{name}: {how}"
                 break

@@ -130,3 +130,37 @@ def test_cross_question_leak_must_be_flagged() -> None:
     }
     corpus[other_url] = article(other_url, date(2025, 5, 1))
     assert run([question(), elsewhere], corpus).ok
+
+
+@pytest.mark.parametrize(
+    ("changes", "how"),
+    [
+        (
+            {
+                "answer": "Northern Games Federation",
+                "answer_class": "organization",
+                "answer_type": "string (organization)",
+                "background": "Question start date: 2025-04-01. The NGF meets in April.",
+            },
+            "acronym: 'NGF'",
+        ),
+        (
+            {
+                "answer": "Northern Games Federation",
+                "answer_class": "organization",
+                "answer_type": "string (organization)",
+                "question_title": "Will the Northern Games pick a host by April 30, 2025?",
+            },
+            "partial: 'Northern Games'",
+        ),
+    ],
+)
+def test_acronym_and_partial_name_leaks_are_reported(changes: dict[str, Any], how: str) -> None:
+    report = run([question(**changes)])
+    assert failures(report) == {"answer_not_in_prompt": {"q-train-1"}}
+    assert how in report.invariants["answer_not_in_prompt"].failures["q-train-1"]
+
+
+def test_an_institution_declared_a_person_has_no_surname_leak() -> None:
+    row = question(answer="The Cathedral School", question_title="Which school will win by April 30, 2025?")
+    assert run([row]).ok
