@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -91,12 +91,14 @@ def check_openforesight(
 
 @dataclass(frozen=True)
 class RetrievalContext:
-    """The FutureSim retrieval rows released beside the splits, the corpus chunks' available days, and
-    the cut-off in months (params ``futuresim.retrieval.cutoff_months``)."""
+    """The FutureSim retrieval rows released beside the splits, the corpus chunks' available days (from the
+    corpus articles, almanac.check.retrieval.corpus_chunk_days), the cut-off in months (params
+    ``futuresim.retrieval.cutoff_months``) and the chunks whose day could not be traced, with why."""
 
     rows: Sequence[Row]
     chunk_days: Mapping[str, date]
     cutoff_months: int
+    chunk_problems: Mapping[str, str] = field(default_factory=dict)
 
 
 def _check_retrieval(report: StyleReport, rows: Sequence[Row], retrieval: RetrievalContext) -> None:
@@ -114,8 +116,8 @@ def _check_retrieval(report: StyleReport, rows: Sequence[Row], retrieval: Retrie
     )
     report.check(
         "retrieval_not_after_cutoff",
-        "every retrieved chunk is a corpus chunk available on or before its question's cut-off",
-        chunk_not_after_cutoff(retrieval.rows, retrieval.chunk_days),
+        "every retrieved chunk is available on or before its question's cut-off (its corpus article's date)",
+        chunk_not_after_cutoff(retrieval.rows, retrieval.chunk_days, retrieval.chunk_problems),
     )
 
 
