@@ -15,9 +15,9 @@ from typing import Any
 
 from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import Interval, as_day, interval, parse_day
-from almanac.check.mentions import dates_named
 from almanac.check.report import StyleReport
 from almanac.check.text import fold
+from almanac.core.date_mentions import dates_named
 
 Row = Mapping[str, Any]
 Event = Mapping[str, Any]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from almanac.check.mentions import dates_named
+from almanac.core.date_mentions import dates_named
 
 CONTEXT = date(2025, 4, 2)
 

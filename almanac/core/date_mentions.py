@@ -1,4 +1,7 @@
-"""Dates a text names, each as an interval with its precision: the checker's own reading.
+"""Dates a text names, each as an interval with its precision.
+
+One reading for the OpenForecast release (almanac.events.split drops a sample whose background event text
+names a date that does not end before the cut) and ``almanac check`` (which reports one).
 
 Forms read (month names in full or as the usual three-letter abbreviations, capitalised):
 "14 May 2025", "May 14, 2025", "14th of May 2025" and ISO "2025-05-14" (day); "14 May" and "May 14"
