@@ -33,6 +33,13 @@ DEFENSIBLE_PRECISIONS = frozenset({"day", "upper_bound"})
 Row = Mapping[str, Any]
 
 
+def source_disjoint(params: Mapping[str, Any]) -> tuple[bool, tuple[str, ...]]:
+    """(is the test split source-disjoint, its listed outlets or () when derived from the data)."""
+    section = ((params.get("foresight") or {}).get("split")) or {}
+    listed = tuple(str(source) for source in section.get("test_sources") or ())
+    return bool(listed) or bool(section.get("source_disjoint_test", True)), listed
+
+
 def split_months(params: Mapping[str, Any]) -> dict[str, list[str]]:
     section = ((params.get("foresight") or {}).get("split")) or {}
     return {split: sorted(str(month) for month in section.get(f"{split}_months") or []) for split in SPLITS}
@@ -45,7 +52,9 @@ def check_openforesight(
     prompt_fields: Sequence[str] = PROMPT_FIELDS,
     scope: str = "all",
     retrieval: RetrievalContext | None = None,
+    disjoint: tuple[bool, tuple[str, ...]] = (False, ()),
 ) -> StyleReport:
+    """``disjoint``: ``source_disjoint(params)``; when on, no outlet has questions in test and elsewhere."""
     report = StyleReport("openforesight", scope, rows=len(rows))
     report.check("split_windows_ordered", "train months < validation months < test months", _ordered(months))
     report.check("ids_unique", "question_id unique across all splits", unique_ids(rows, "question_id"))
@@ -54,6 +63,12 @@ def check_openforesight(
         "the row's split is the folder it was released in",
         split_matches_folder(rows, "question_id"),
     )
+    if disjoint[0]:
+        report.check(
+            "test_outlets_disjoint",
+            "no outlet has questions both in test and in train/validation (and test only listed outlets)",
+            _outlets_disjoint(rows, disjoint[1]),
+        )
     report.check(
         "resolution_in_split_window", "resolution date falls in a month of its split", _window(rows, months)
     )
@@ -127,6 +142,21 @@ def _ordered(months: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str | N
             yield f"{earlier}<{later}", f"{max(months[earlier])} >= {min(months[later])}"
         else:
             yield f"{earlier}<{later}", None
+
+
+def _outlets_disjoint(rows: Sequence[Row], listed: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+    """Each test row whose outlet also has a train/validation row fails, and each of those rows too."""
+    by_outlet: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        by_outlet[str(row.get("news_source"))].add("test" if row.get("split") == "test" else "other")
+    for row in rows:
+        outlet = str(row.get("news_source"))
+        if row.get("split") == "test" and listed and outlet not in listed:
+            yield row["question_id"], f"test outlet {outlet} is not a listed test source"
+        elif by_outlet[outlet] == {"test", "other"}:
+            yield row["question_id"], f"outlet {outlet} is in test and in train/validation"
+        else:
+            yield row["question_id"], None
 
 
 def _window(rows: Sequence[Row], months: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str | None]]:

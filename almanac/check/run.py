@@ -13,7 +13,7 @@ from almanac.check.futuresim import check_futuresim
 from almanac.check.futurex import Sources, check_futurex
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
-from almanac.check.openforesight import RetrievalContext, check_openforesight, split_months
+from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import corpus_chunk_days, cutoff_months
 from almanac.core import layout
@@ -80,7 +80,9 @@ def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir
                 articles[str(article["url"])] = article
     fields = prompt_fields("openforesight")
     retrieval = None if splits_dir is not None else _retrieval(root, pattern, params)
-    return check_openforesight(rows, split_months(params), articles, fields, month, retrieval)
+    return check_openforesight(
+        rows, split_months(params), articles, fields, month, retrieval, source_disjoint(params)
+    )
 
 
 def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> RetrievalContext | None:

@@ -164,3 +164,19 @@ def test_acronym_and_partial_name_leaks_are_reported(changes: dict[str, Any], ho
 def test_an_institution_declared_a_person_has_no_surname_leak() -> None:
     row = question(answer="The Cathedral School", question_title="Which school will win by April 30, 2025?")
     assert run([row]).ok
+
+
+def test_an_outlet_in_test_and_train_breaks_the_source_disjoint_test() -> None:
+    months = {"train": ["2025-04"], "validation": ["2025-05"], "test": ["2025-06"]}
+    train = question()
+    test = question(
+        question_id="q-test-1", split="test", _split_dir="test", resolution_date=date(2025, 6, 20)
+    )
+    report = check_openforesight([train, test], months, None, disjoint=(True, ()))
+    assert set(report.invariants["test_outlets_disjoint"].failures) == {"q-train-1", "q-test-1"}
+    # Off by the params: the invariant is not run at all.
+    assert "test_outlets_disjoint" not in check_openforesight([train, test], months, None).invariants
+    # A listed test source that the test row is not from.
+    other = {**test, "news_source": "other.example"}
+    listed = check_openforesight([train, other], months, None, disjoint=(True, ("third.example",)))
+    assert set(listed.invariants["test_outlets_disjoint"].failures) == {"q-test-1"}
