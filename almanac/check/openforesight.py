@@ -8,13 +8,14 @@ article's date themselves and have no corpus to be traced to.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from almanac.check.common import split_matches_folder, unique_ids
+from almanac.check.common import Checked, split_matches_folder, unique_ids
 from almanac.check.dates import as_day, month_of
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import chunk_not_after_cutoff, cutoff_follows_rule, every_question_has_context
@@ -26,6 +27,7 @@ from almanac.check.text import (
     is_person,
     ngram_index,
 )
+from almanac.core.outcomes import numbers_in, outcome_phrases
 
 SPLITS = ("train", "validation", "test")
 PROMPT_FIELDS = ("question_title", "background", "resolution_criteria")
@@ -93,6 +95,11 @@ def check_openforesight(
         "answer_not_in_prompt",
         f"answer absent from {', '.join(prompt_fields)} (folded, fuzzy, surname, acronym, partial name)",
         _no_leak(rows, prompt_fields),
+    )
+    report.check(
+        "title_free_of_outcome",
+        "no outcome phrase in the title, and no number in it that its source article states",
+        _title_outcomes(rows, articles),
     )
     report.check(
         "cross_question_leak_flagged",
@@ -260,6 +267,33 @@ def _no_leak(rows: Sequence[Row], fields: Sequence[str]) -> Iterator[tuple[str, 
                 found = f"{name}: {how}"
                 break
         yield row["question_id"], found
+
+
+def _title_outcomes(rows: Sequence[Row], articles: Mapping[str, Mapping[str, Any]]) -> Checked:
+    """The article (published after the question starts) reports the outcome: a count the title shares
+    with it ("41 of 80 seats"), or any outcome phrase ("up from 29", "by 14 votes to 9"), gives it away.
+    Without the article text (imported splits) only the phrases are checked."""
+    for row in rows:
+        title = _text(row, "question_title")
+        phrases = outcome_phrases(title)
+        article_text = str((articles.get(row.get("url") or "") or {}).get("text") or "")
+        shared = [
+            number.text
+            for number in numbers_in(title)
+            if article_text and _states(article_text, number.value)
+        ]
+        if phrases:
+            yield row["question_id"], f"outcome phrase {phrases[0]!r}"
+        elif shared:
+            yield row["question_id"], f"number {shared[0]!r} from the source article"
+        else:
+            yield row["question_id"], None
+
+
+def _states(text: str, value: str) -> bool:
+    """``value`` (digits without thousands commas, or a number word) as a whole number in ``text``."""
+    plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+    return re.search(rf"(?<![\w.]){re.escape(value)}(?![\w]|\.\d)", plain, re.IGNORECASE) is not None
 
 
 def _cross(rows: Sequence[Row], fields: Sequence[str]) -> Iterator[tuple[str, str | None]]:

@@ -74,10 +74,17 @@ def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir
     articles: dict[str, dict[str, Any]] | None = None
     if splits_dir is None:
         articles = {}
+        cited = sorted({str(row["url"]) for row in rows if row.get("url")})
         for path in sorted((root / layout.articles_dir()).glob("*.parquet")):
             names = set(pq.read_schema(path).names)
             for article in _rows(path, [name for name in ARTICLE_DATE_COLUMNS if name in names]):
                 articles[str(article["url"])] = article
+            if "text" in names and cited:  # the cited articles' text, for numbers a title took from it
+                texts = pq.read_table(path, columns=["url", "text"], filters=[("url", "in", cited)])
+                for url, text in zip(
+                    texts.column("url").to_pylist(), texts.column("text").to_pylist(), strict=True
+                ):
+                    articles[str(url)]["text"] = text
     fields = prompt_fields("openforesight")
     retrieval = None if splits_dir is not None else _retrieval(root, pattern, params)
     return check_openforesight(

@@ -180,3 +180,24 @@ def test_an_outlet_in_test_and_train_breaks_the_source_disjoint_test() -> None:
     other = {**test, "news_source": "other.example"}
     listed = check_openforesight([train, other], months, None, disjoint=(True, ("third.example",)))
     assert set(listed.invariants["test_outlets_disjoint"].failures) == {"q-test-1"}
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "why"),
+    [
+        # An outcome phrase fails with or without the article.
+        ("Who will win by 14 votes to 9 by April 30, 2025?", "", "outcome phrase 'by 14 votes to 9'"),
+        # A count the article states ("41 seats") gives the outcome away; one it does not state is no trace.
+        ("Which party will hold 41 seats by April 30, 2025?", "The Alliance won 41 seats.", "number '41'"),
+    ],
+)
+def test_outcome_details_in_the_title_are_reported(title: str, text: str, why: str) -> None:
+    corpus = {URL: {**article(URL, date(2025, 4, 20)), "text": text}}
+    report = run([question(question_title=title)], corpus)
+    assert failures(report) == {"title_free_of_outcome": {"q-train-1"}}
+    assert why in report.invariants["title_free_of_outcome"].failures["q-train-1"]
+
+
+def test_a_count_the_article_does_not_state_passes() -> None:
+    corpus = {URL: {**article(URL, date(2025, 4, 20)), "text": "The Alliance won 40 seats in 2021."}}
+    assert run([question(question_title="Which party will hold 41 seats by April 30, 2025?")], corpus).ok
