@@ -149,3 +149,14 @@ def test_a_chunk_whose_article_id_was_swapped_or_undated_has_no_day() -> None:
     days, problems = corpus_chunk_days([swapped, undated], corpus)
     assert days == {}
     assert "not the hash" in problems[swapped["chunk_id"]] and "'month'" in problems[undated["chunk_id"]]
+
+
+def test_article_last_day_follows_the_precision() -> None:
+    from datetime import UTC, datetime
+
+    from almanac.check.dates import article_last_day
+
+    published = datetime(2025, 3, 25, 23, 30, tzinfo=UTC)
+    assert article_last_day(published, "day") == date(2025, 3, 25)
+    assert article_last_day(published, "upper_bound") == date(2025, 3, 25)  # the crawl bounds it
+    assert article_last_day(published, "month") is None  # no precision the corpus knows: no day
