@@ -43,6 +43,11 @@ def test_strip_outcomes(title: str, expected: str) -> None:
     assert [number.text for number in numbers_in(expected)] == []
 
 
+def test_a_title_without_outcome_is_untouched() -> None:
+    title = "Which organization will approve Respira-V, , for use in adults by April 16, 2025?"
+    assert strip_outcomes(title) == title  # untidy, but nothing to remove: not counted as an edit
+
+
 def test_numbers_are_read_with_approximator_and_scale_outside_dates() -> None:
     found = numbers_in("Will it sell roughly nine times the 2,400 units by May 5, 2025?")
     assert [(number.text, number.value) for number in found] == [("roughly nine", "nine"), ("2,400", "2400")]

@@ -96,11 +96,15 @@ def _date_spans(text: str, context: date) -> list[_Span]:
 
 
 def strip_outcomes(title: str) -> str:
-    """The title without outcome phrases, its remaining counts replaced by "some"; tidied spacing."""
+    """The title without outcome phrases, its remaining counts replaced by "some"; the spacing around a
+    cut tidied. A title with neither comes back unchanged, byte for byte."""
+    original = title
     for pattern in OUTCOME_PHRASES:
         title = pattern.sub("", title)
     for number in reversed(numbers_in(title)):
         title = title[: number.start] + "some" + title[number.end :]
+    if title == original:
+        return original
     title = re.sub(r"\s{2,}", " ", title)
     title = re.sub(r"\s+([,?.;])", r"\1", title)
     return re.sub(r",\s*,", ",", title).strip()
