@@ -24,7 +24,7 @@ from typing import Any, Final
 from almanac.check.common import unique_ids
 from almanac.check.dates import as_day
 from almanac.check.report import StyleReport
-from almanac.check.text import find_answer, fold, is_person
+from almanac.check.text import find_answer, fold, is_organisation, is_person
 
 Row = Mapping[str, Any]
 Checked = Iterator[tuple[str, str | None]]
@@ -136,10 +136,11 @@ def _no_leak(rows: Sequence[Row]) -> Checked:
     for row in rows:
         found = None
         person = is_person(row.get("answer_class"), row.get("answer_type"))
+        organisation = is_organisation(row.get("answer_class"), row.get("answer_type"))
         for answer in [*(row.get("answers") or ()), *(row.get("aliases") or ())]:
             for name in PROMPT_FIELDS:
                 text = row.get(name) if isinstance(row.get(name), str) else ""
-                how = find_answer(str(answer), str(text), person)
+                how = find_answer(str(answer), str(text), person, organisation)
                 if how is not None:
                     found = f"{name}: {answer!r} ({how})"
                     break

@@ -9,13 +9,14 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from almanac.check.cross_style import check_cross_style
+from almanac.check.dates import article_last_day
 from almanac.check.futuresim import check_futuresim
 from almanac.check.futurex import Sources, check_futurex
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
-from almanac.check.openforesight import RetrievalContext, check_openforesight, split_months
+from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
-from almanac.check.retrieval import cutoff_months
+from almanac.check.retrieval import corpus_chunk_days, cutoff_months
 from almanac.core import layout
 from almanac.core.ids import content_id
 from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
@@ -76,13 +77,22 @@ def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir
     articles: dict[str, dict[str, Any]] | None = None
     if splits_dir is None:
         articles = {}
+        cited = sorted({str(row["url"]) for row in rows if row.get("url")})
         for path in sorted((root / layout.articles_dir()).glob("*.parquet")):
             names = set(pq.read_schema(path).names)
             for article in _rows(path, [name for name in ARTICLE_DATE_COLUMNS if name in names]):
                 articles[str(article["url"])] = article
+            if "text" in names and cited:  # the cited articles' text, for numbers a title took from it
+                texts = pq.read_table(path, columns=["url", "text"], filters=[("url", "in", cited)])
+                for url, text in zip(
+                    texts.column("url").to_pylist(), texts.column("text").to_pylist(), strict=True
+                ):
+                    articles[str(url)]["text"] = text
     fields = prompt_fields("openforesight")
     retrieval = None if splits_dir is not None else _retrieval(root, pattern, params)
-    return check_openforesight(rows, split_months(params), articles, fields, month, retrieval)
+    return check_openforesight(
+        rows, split_months(params), articles, fields, month, retrieval, source_disjoint(params)
+    )
 
 
 def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> RetrievalContext | None:
@@ -92,12 +102,24 @@ def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> Retrieval
         return None
     files = sorted(path for split in SPLITS for path in (folder / split).glob(pattern))
     rows = [row for path in files for row in _rows(path)]
-    chunk_days = {
-        str(row["chunk_id"]): row["available_date"]
+    shown = {str(row["chunk_id"]) for row in rows if row.get("chunk_id")}
+    chunks = [
+        row
         for path in sorted((root / layout.futuresim_chunks_dir()).glob("*.parquet"))
-        for row in _rows(path, ["chunk_id", "available_date"])
+        for row in _rows(path, ["chunk_id", "article_id", "ordinal", "text"])
+        if str(row["chunk_id"]) in shown
+    ]
+    days, problems = corpus_chunk_days(chunks, _corpus_dates(root))
+    return RetrievalContext(rows, days, cutoff_months(params), problems)
+
+
+def _corpus_dates(root: Path) -> dict[str, dict[str, Any]]:
+    """Article id -> its publish date and precision, from the corpus files (not from any export)."""
+    return {
+        str(row["id"]): row
+        for path in sorted((root / layout.articles_dir()).glob("*.parquet"))
+        for row in _rows(path, ["id", "publish_date", "date_precision"])
     }
-    return RetrievalContext(rows, chunk_days, cutoff_months(params))
 
 
 def _openforecast(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
@@ -146,11 +168,11 @@ def _futuresim(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport
         rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
         kept = {row["question_id"] for row in rows}
         evidence = [row for row in evidence if row["question_id"] in kept]
+    # An article without a last day (unknown precision) is left out: its evidence is then untraceable.
     articles = {
-        str(row["id"]): row["publish_date"].date()
-        for path in sorted((root / layout.articles_dir()).glob("*.parquet"))
-        for row in _rows(path, ["id", "publish_date"])
-        if row["publish_date"] is not None
+        article_id: day
+        for article_id, row in _corpus_dates(root).items()
+        if (day := article_last_day(row["publish_date"], row["date_precision"])) is not None
     }
     return check_futuresim(rows, evidence, split_months(params), articles, scope=month)
 
