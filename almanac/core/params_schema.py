@@ -168,6 +168,8 @@ SCHEMA: dict[str, Rule] = {
     "foresight.split.validation_months": months(),
     "foresight.split.test_months": months(),
     "foresight.split.test_sources": strings(),
+    "foresight.split.source_disjoint_test": flag(),
+    "foresight.split.test_source_share": share(),
     "foresight.split.cross_question_leakage": choice("drop", "flag"),
     "futuresim.corpus.chunk_tokens": count(),
     "futuresim.retrieval.k": count(),
