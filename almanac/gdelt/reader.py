@@ -18,9 +18,10 @@ from __future__ import annotations
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+from almanac.core.bounded_lines import Line, LongLine, split_blocks
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a local file header, or the end record of an empty zip
 _BLOCK = 1 << 20
@@ -39,17 +40,6 @@ class FileRejected(Exception):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
-
-
-@dataclass(frozen=True)
-class LongLine:
-    """A line over ``max_line_bytes``: only its number and size were kept."""
-
-    number: int
-    size: int
-
-
-Line = tuple[int, bytes]  # (physical line number from 1, the line without its terminator)
 
 
 def read_lines(
@@ -97,31 +87,13 @@ def split_lines(
     stream: IO[bytes], max_bytes: int, max_line_bytes: int, name: str
 ) -> Iterator[Line | LongLine]:
     """Lines of ``stream`` read a block at a time; FileRejected as soon as it passes ``max_bytes``."""
-    line = bytearray()  # the current line's bytes while it is within the cap
-    size = 0  # the current line's length so far, kept or not
-    number = 0
+    return split_blocks(_capped_blocks(stream, max_bytes, name), max_line_bytes)
+
+
+def _capped_blocks(stream: IO[bytes], max_bytes: int, name: str) -> Iterator[bytes]:
     total = 0
-    skip_newline = False  # the previous block ended with "\r": a "\n" opening this one belongs to it
     while block := stream.read(min(_BLOCK, max_bytes + 1 - total)):
         total += len(block)
         if total > max_bytes:
             raise FileRejected("member_too_large", f"{name} holds more than max_member_bytes {max_bytes}")
-        if skip_newline and block.startswith(b"\n"):
-            block = block[1:]
-        skip_newline = block.endswith(b"\r")
-        for piece in block.splitlines(keepends=True):
-            body = piece.rstrip(b"\r\n")
-            ended = len(body) != len(piece)
-            size += len(body)
-            if size <= max_line_bytes:
-                line += body
-            else:
-                line.clear()  # over the cap: count the rest, keep nothing
-            if ended:
-                number += 1
-                yield (number, bytes(line)) if size <= max_line_bytes else LongLine(number, size)
-                line.clear()
-                size = 0
-    if size or line:
-        number += 1
-        yield (number, bytes(line)) if size <= max_line_bytes else LongLine(number, size)
+        yield block

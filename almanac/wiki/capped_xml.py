@@ -1,0 +1,225 @@
+"""A byte stream for mwxml in which no run of character data is larger than a cap.
+
+mwxml builds each element with ``iterparse``, which gathers an element's whole text before handing it
+over: a 200 MB ``<text>`` costs gigabytes (the pieces, the joined string, the copies downstream) however
+small the compressed file is. This stream stands between the decompressor and mwxml and pre-parses the
+XML with its own expat parser (element events only, so the character data costs no Python call):
+
+* a *run* is the bytes between the end of one tag and the start of the next (an element's text, or the
+  whitespace after it); the run is held back until the next tag shows where it ends;
+* a run longer than ``max_run_bytes`` is dropped, never held: its bytes are counted and discarded as
+  they arrive, and mwxml sees the element empty. The run is reported by the ordinal of the ``<page>``
+  it belongs to (:attr:`CappedXml.oversize`), so the reader rejects that page with its size;
+* a single token (a tag, a comment) larger than ``max_token_bytes`` cannot be cut out of well-formed
+  XML: the stream fails with :class:`TokenTooLarge` there, and the pages before it are kept.
+
+Held bytes stay under the cap plus one read block, so memory is bounded by construction. Everything
+else reaches mwxml unchanged, in order; a parse error of the pre-parser hands the rest over as it is,
+so mwxml reports it exactly as it would have.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Protocol
+from xml.parsers import expat
+
+_BLOCK = 1 << 16
+# Past this many bytes without a tag, the character data is tracked piece by piece, so that a run can
+# be dropped up to the last complete piece without cutting a token (the common case pays no callback).
+_TRACK_AFTER = 1 << 16
+_PAGE_DEPTH = 2  # <mediawiki> is depth 1, its <page> children depth 2
+
+
+class _Source(Protocol):
+    def read(self, size: int = -1) -> bytes: ...
+
+
+class TokenTooLarge(ValueError):
+    """One XML token (a tag, a comment, a processing instruction) is larger than the cap."""
+
+
+class CappedXml(io.RawIOBase):
+    """``read`` gives the XML of ``source`` with every run over ``max_run_bytes`` emptied."""
+
+    def __init__(self, source: _Source, max_run_bytes: int, max_token_bytes: int) -> None:
+        super().__init__()
+        self._source = source
+        self._max_run = max_run_bytes
+        self._max_token = max_token_bytes
+        self._parser = expat.ParserCreate()
+        self._parser.StartElementHandler = self._on_start
+        self._parser.EndElementHandler = self._on_end
+        self._events: list[tuple[bool, str, int]] = []  # (is_start, name, byte index) of one feed
+        self._out = bytearray()  # decided bytes, to hand to mwxml
+        self._held = bytearray()  # undecided bytes from stream offset self._held_start
+        self._held_start = 0
+        self._fed = 0  # stream bytes read so far
+        self._handed = 0  # bytes handed out plus bytes dropped: mwxml's position in the stream
+        self._names: list[str] = []
+        self._run_start: int | None = None  # where the current run's bytes begin (None: before the root)
+        self._run_page = 0  # ordinal of the page the current run belongs to (0: outside pages)
+        self._run_element = ""
+        self._dropping = False
+        self._progress = 0  # byte index of the latest event of any kind
+        self._tracking = False
+        self._self_closed = False  # the last start tag was <x/>: its end event comes next
+        self._pages = 0
+        self._in_page = 0
+        self._error: BaseException | None = None
+        self._passthrough = False  # the pre-parser failed: mwxml gets the bytes as they are
+        self._done = False
+        # page ordinal -> (element, bytes) of its largest dropped run; dropped runs outside any page
+        self.oversize: dict[int, tuple[str, int]] = {}
+        self.outside: list[tuple[str, int]] = []
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        while not self._out and not self._done:
+            if self._error is not None:
+                raise self._error
+            self._pump()
+        size = len(self._out) if size is None or size < 0 else size
+        piece = bytes(self._out[:size])
+        del self._out[:size]
+        self._handed += len(piece)
+        return piece
+
+    def tell(self) -> int:
+        return self._handed
+
+    # -- feeding -------------------------------------------------------------------------------------
+
+    def _pump(self) -> None:
+        try:
+            block = self._source.read(_BLOCK)
+        except Exception as error:  # a cut or damaged stream: what came before it still reaches mwxml
+            self._release_all()
+            self._error = error
+            return
+        if not block:
+            self._release_all()
+            self._done = True
+            return
+        self._held += block
+        self._fed += len(block)
+        if self._passthrough:
+            self._release_all()
+            return
+        try:
+            self._parser.Parse(block, False)
+        except expat.ExpatError:
+            self._passthrough = True  # mwxml meets the same fault at the same byte and reports it
+            self._release_all()
+            return
+        self._settle()
+
+    def _settle(self) -> None:
+        """Decide what the events of the last feed allow: release tags and runs that fit, drop the rest."""
+        events, self._events = self._events, []
+        for is_start, name, index in events:
+            self._on_tag(is_start, name, index)
+        if events and self._tracking:
+            self._track(False)
+        gap = self._fed - max(self._progress, self._held_start)
+        if self._run_start is not None and self._fed - self._run_start > self._max_run:
+            if not self._dropping:
+                self._dropping = True
+                self._drop_to(self._held_start)  # nothing of the run was released: all of it is held
+            self._drop_to(self._progress)
+        if gap > _TRACK_AFTER and not self._tracking:
+            self._track(True)
+        if self._tracking and gap > self._max_token:
+            self._release_all()
+            self._error = TokenTooLarge(
+                f"an XML token of more than {self._max_token} bytes starts near byte {self._progress}"
+            )
+
+    def _on_tag(self, is_start: bool, name: str, index: int) -> None:
+        self._progress = max(self._progress, index)
+        if self._dropping:
+            size = index - (self._run_start or 0)
+            if self._run_page:
+                known = self.oversize.get(self._run_page, ("", 0))
+                self.oversize[self._run_page] = max(known, (self._run_element, size), key=lambda x: x[1])
+            else:
+                self.outside.append((self._run_element, size))
+            self._drop_to(index)
+            self._dropping = False
+        self._release_to(index)
+        if is_start:
+            end = self._tag_end(index)
+            # expat reports the end of an empty-element tag (<x/>) just past it, not at a "</" of its own
+            self._self_closed = self._held[end - 2 - self._held_start] == ord("/")
+        else:
+            end = index if self._self_closed else self._tag_end(index)
+            self._self_closed = False
+        self._release_to(end)
+        if is_start:
+            self._names.append(name)
+            if len(self._names) == _PAGE_DEPTH and name.rpartition(":")[2] == "page":
+                self._pages += 1
+                self._in_page = self._pages
+        else:
+            if len(self._names) == _PAGE_DEPTH and self._names[-1].rpartition(":")[2] == "page":
+                self._in_page = 0
+            if self._names:
+                self._names.pop()
+        self._run_start = end
+        self._run_page = self._in_page
+        self._run_element = self._names[-1] if self._names else ""
+
+    def _tag_end(self, index: int) -> int:
+        """Offset just past the tag starting at ``index`` (quotes may hold ``>``); the tag is whole."""
+        quote = 0
+        held = self._held
+        for position in range(index - self._held_start, len(held)):
+            byte = held[position]
+            if quote:
+                if byte == quote:
+                    quote = 0
+            elif byte in (0x22, 0x27):
+                quote = byte
+            elif byte == 0x3E:
+                return self._held_start + position + 1
+        return self._fed  # unreachable for a tag expat reported whole
+
+    # -- held bytes ----------------------------------------------------------------------------------
+
+    def _release_to(self, offset: int) -> None:
+        count = offset - self._held_start
+        if count > 0:
+            self._out += self._held[:count]
+            del self._held[:count]
+            self._held_start = offset
+
+    def _drop_to(self, offset: int) -> None:
+        count = offset - self._held_start
+        if count > 0:
+            del self._held[:count]
+            self._held_start = offset
+            self._handed += count
+
+    def _release_all(self) -> None:
+        self._release_to(self._held_start + len(self._held))
+
+    def _track(self, on: bool) -> None:
+        """Report character data and other tokens (their positions mark where a run may be cut)."""
+        self._tracking = on
+        handler = self._on_piece if on else None
+        parser: Any = self._parser
+        parser.CharacterDataHandler = handler
+        parser.CommentHandler = handler
+        parser.ProcessingInstructionHandler = (lambda _target, _data: self._on_piece("")) if on else None
+        parser.StartCdataSectionHandler = (lambda: self._on_piece("")) if on else None
+
+    def _on_start(self, name: str, _attributes: dict[str, str]) -> None:
+        self._events.append((True, name, self._parser.CurrentByteIndex))
+
+    def _on_end(self, name: str) -> None:
+        self._events.append((False, name, self._parser.CurrentByteIndex))
+
+    def _on_piece(self, _data: str) -> None:
+        self._progress = max(self._progress, self._parser.CurrentByteIndex)
