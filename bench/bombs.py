@@ -6,11 +6,13 @@ Each bomb is written to a temporary folder (never into the project) and read by 
 function in a fresh subprocess, which reports its peak resident set size (``ru_maxrss``) and what the
 reader made of the bomb. The bombs are those of issue 24:
 
-* ``wiki_text``: a ``.xml.bz2`` of ~150 KB holding one article whose ``<text>`` is 200 MB of words,
+* ``wiki_text``: a ``.xml.bz2`` of ~100 KB holding one article whose ``<text>`` is 200 MB of words,
   between two ordinary articles (``wiki_ingest``'s ``ingest_dump``);
-* ``wcep_day_page``: the same with the 200 MB text in a ``Portal:Current events/<day>`` page (``wcep_ingest``);
+* ``wcep_day_page``: the same with the 200 MB text in a ``Portal:Current events/<day>`` page
+  (``wcep_ingest``);
 * ``wcep_mds_line``: a ``.jsonl.gz`` of ~1 MB whose second line is 1 GiB (``wcep_ingest``, ``mds_files``);
-* ``gdelt_line``: a GDELT export zip of ~400 KB whose second line is 400 MB (``gdelt_ingest``'s ``ingest_file``).
+* ``gdelt_line``: a GDELT export zip of ~400 KB whose second line is 400 MB (``gdelt_ingest``'s
+  ``ingest_file``).
 
 ``--scale`` shrinks the bombs (0.1 = a tenth) for a quick run; the numbers in README are at 1.0.
 """
@@ -37,14 +39,22 @@ _WORDS = b"lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod
 
 def _page(page_id: int, title: str, namespace: int, text: bytes) -> bytes:
     return (
-        f"<page><title>{title}</title><ns>{namespace}</ns><id>{page_id}</id><revision><id>{page_id}0</id>"
-        "<timestamp>2025-05-01T10:00:00Z</timestamp><model>wikitext</model><format>text/x-wiki</format>"
-        '<text bytes="0" xml:space="preserve">'
-    ).encode() + text + b"</text></revision></page>\n"
+        (
+            f"<page><title>{title}</title><ns>{namespace}</ns><id>{page_id}</id><revision><id>{page_id}0</id>"
+            "<timestamp>2025-05-01T10:00:00Z</timestamp><model>wikitext</model><format>text/x-wiki</format>"
+            '<text bytes="0" xml:space="preserve">'
+        ).encode()
+        + text
+        + b"</text></revision></page>\n"
+    )
 
 
 def _dump_with_huge_page(path: Path, size: int, namespace: int, title: str) -> None:
-    """A bz2 dump: an ordinary page, one whose text is ``size`` bytes of words, another ordinary page."""
+    """A bz2 dump: an ordinary page, one whose text is ``size`` bytes of words, another ordinary page.
+
+    The text is one compressed MiB repeated: bz2 streams laid back to back are one file to ``bz2.open``
+    (multistream), and compressing 200 MB of repeated words once would take minutes.
+    """
     head = (
         b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.11/"><siteinfo><sitename>W</sitename>'
         b"<dbname>bombwiki</dbname></siteinfo>\n"
@@ -52,19 +62,15 @@ def _dump_with_huge_page(path: Path, size: int, namespace: int, title: str) -> N
     ordinary = _WORDS * 40  # 480 words: kept by wiki_ingest (min_words 200)
     day = b"== Armed conflicts and attacks ==\n* A thing happened. [https://a.example/x (Example)]\n"
     normal = day if namespace == 100 else ordinary
-    compressor = bz2.BZ2Compressor(9)
+    opening = _page(2, _title(title, 3), namespace, b"")
+    block = bz2.compress(_WORDS * (_MIB // len(_WORDS)), 9)
     with open(path, "wb") as out:
-        out.write(compressor.compress(head + _page(1, _title(title, 2), namespace, normal)))
-        opening = _page(2, _title(title, 3), namespace, b"")
-        out.write(compressor.compress(opening[: opening.index(b"</text>")]))
-        block = _WORDS * (_MIB // len(_WORDS))
-        written = 0
-        while written < size:
-            out.write(compressor.compress(block))
-            written += len(block)
-        out.write(compressor.compress(b"</text></revision></page>\n"))
-        out.write(compressor.compress(_page(3, _title(title, 4), namespace, normal) + b"</mediawiki>\n"))
-        out.write(compressor.flush())
+        out.write(bz2.compress(head + _page(1, _title(title, 2), namespace, normal)))
+        out.write(bz2.compress(opening[: opening.index(b"</text>")]))
+        for _ in range(size // (_MIB // len(_WORDS) * len(_WORDS)) + 1):
+            out.write(block)
+        closing = b"</text></revision></page>\n" + _page(3, _title(title, 4), namespace, normal)
+        out.write(bz2.compress(closing + b"</mediawiki>\n"))
 
 
 def _title(title: str, day: int) -> str:
@@ -72,16 +78,14 @@ def _title(title: str, day: int) -> str:
 
 
 def _mds_with_huge_line(path: Path, size: int) -> None:
+    """A ``.jsonl.gz`` whose second line holds ``size`` bytes (gzip members back to back: one file)."""
     good = json.dumps({"date": "2025-05-05", "summary": "An election is held.", "category": "Politics"})
-    with gzip.open(path, "wb", compresslevel=9) as out:
-        out.write(good.encode() + b"\n")
-        out.write(b'{"date": "2025-05-06", "summary": "')
-        block = _WORDS * (_MIB // len(_WORDS))
-        written = 0
-        while written < size:
+    block = gzip.compress(_WORDS * (_MIB // len(_WORDS)), 9)
+    with open(path, "wb") as out:
+        out.write(gzip.compress(good.encode() + b"\n" + b'{"date": "2025-05-06", "summary": "'))
+        for _ in range(size // (_MIB // len(_WORDS) * len(_WORDS)) + 1):
             out.write(block)
-            written += len(block)
-        out.write(b'"}\n' + good.replace("05-05", "05-07").encode() + b"\n")
+        out.write(gzip.compress(b'"}\n' + good.replace("05-05", "05-07").encode() + b"\n"))
 
 
 def _gdelt_with_huge_line(path: Path, size: int) -> None:
@@ -151,7 +155,10 @@ CASES: dict[str, Callable[[Path, float], tuple[Path, str]]] = {
     "wcep_mds_line": _case_wcep_mds,
     "gdelt_line": _case_gdelt,
 }
-_REPORT = "import json, resource\nresult['peak_rss_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+_REPORT = (
+    "import json, resource\n"
+    "result['peak_rss_mb'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+)
 
 
 def run_case(name: str, scale: float) -> dict[str, Any]:
@@ -170,7 +177,9 @@ def run_case(name: str, scale: float) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="default: every case")
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--out", type=Path, default=None)

@@ -17,19 +17,13 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.core.bounded_lines import Line, LongLine
 from almanac.core.ids import content_id
 from almanac.core.record_errors import describe_error
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step, keep_whole
 from almanac.gdelt.columns import read_fast
-from almanac.gdelt.reader import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINE_BYTES,
-    FileRejected,
-    Line,
-    LongLine,
-    read_lines,
-)
+from almanac.gdelt.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, FileRejected, read_lines
 from almanac.gdelt.schema import (
     EXPORT_FIELDS_V1,
     EXPORT_FIELDS_V2,
@@ -198,7 +192,9 @@ def _read_chunk(
 
 def _reject_long_line(line: LongLine, task: FileTask, ledger: StageLedger) -> None:
     detail = f"{line.size} bytes > max_line_bytes {task.max_line_bytes}"
-    step = Step(lambda _line: Drop("line_too_long", detail), _line_id(task), _line_source_of(task))
+    step: Step[int, object] = Step(
+        lambda _line: Drop("line_too_long", detail), _line_id(task), _line_source_of(task)
+    )
     apply_step([line.number], step, ledger)
 
 

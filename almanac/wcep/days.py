@@ -21,10 +21,12 @@ from mwparserfromhell.parser import ParserError
 from almanac.ccnews.records import Unreadable
 from almanac.core.record_errors import describe_error
 from almanac.wcep.portal import PORTAL_PREFIX, PortalLayoutError, WcepEvent, parse_day, parse_title_date
-from almanac.wiki.dump import DEFAULT_MAX_PAGE_BYTES
 
 DAY_FILE_SUFFIXES = (".wikitext", ".txt")
 TITLE_SLASH = "__"  # stands for "/" in file names
+# The dump reader's cap (almanac.wiki.dump); kept here so that wcep_news, which imports this module,
+# does not depend on the dump reader.
+DEFAULT_MAX_PAGE_BYTES = 4 * 1024 * 1024
 # Shape of a day title, checked before the date itself: "2025 Aprl 3" is a broken day page (a
 # reject), while "2025 April" or "Sidebar" are other portal pages (merely counted).
 _DAY_TITLE_SHAPE = re.compile(r"^\d{4}[ _]\S+[ _]\d{1,2}$")

@@ -111,6 +111,7 @@ class CappedXml(io.RawIOBase):
         try:
             self._parser.Parse(block, False)
         except expat.ExpatError:
+            self._settle()  # the tags before the fault are decided as usual
             self._passthrough = True  # mwxml meets the same fault at the same byte and reports it
             self._release_all()
             return
@@ -119,27 +120,28 @@ class CappedXml(io.RawIOBase):
     def _settle(self) -> None:
         """Decide what the events of the last feed allow: release tags and runs that fit, drop the rest."""
         events, self._events = self._events, []
+        tracked = self._tracking  # every token of this feed was reported: the gap is a real token's size
         for is_start, name, index in events:
             self._on_tag(is_start, name, index)
         if events and self._tracking:
             self._track(False)
         gap = self._fed - max(self._progress, self._held_start)
-        if self._run_start is not None and self._fed - self._run_start > self._max_run:
-            if not self._dropping:
-                self._dropping = True
-                self._drop_to(self._held_start)  # nothing of the run was released: all of it is held
-            self._drop_to(self._progress)
-        if gap > _TRACK_AFTER and not self._tracking:
-            self._track(True)
-        if self._tracking and gap > self._max_token:
+        # Only bytes before the latest reported token are surely the run's (the rest may open a tag).
+        if self._run_start is not None and self._progress - self._run_start > self._max_run:
+            self._dropping = True  # nothing of the run was released: held bytes start with it
+            self._drop_to(self._progress)  # up to the last whole token seen; the next tag ends the run
+        if tracked and self._tracking and gap > self._max_token:
             self._release_all()
             self._error = TokenTooLarge(
                 f"an XML token of more than {self._max_token} bytes starts near byte {self._progress}"
             )
+        elif gap > _TRACK_AFTER and not self._tracking:
+            self._track(True)
 
     def _on_tag(self, is_start: bool, name: str, index: int) -> None:
         self._progress = max(self._progress, index)
-        if self._dropping:
+        over = self._run_start is not None and index - self._run_start > self._max_run
+        if self._dropping or over:  # the run ends here: all of it is dropped (held bytes start with it)
             size = index - (self._run_start or 0)
             if self._run_page:
                 known = self.oversize.get(self._run_page, ("", 0))

@@ -172,13 +172,14 @@ def _read_stream(
             pages_read += 1
             for earlier in [n for n in stream.oversize if n < pages_read]:  # of pages skipped unread
                 del stream.oversize[earlier]
-            item = _guarded_page(element, namespace_map, f"{label}:page_number:{pages_read}")
-            if isinstance(item, tuple):
-                page_id, page = item
-                oversize = partial(stream.oversize.pop, pages_read, None)  # known once its text is read
-                item = _read_item(page, label, namespaces, site, oversize, max_page_bytes)
-                last_page_id = page_id if page_id is not None else last_page_id  # read to its end
-            yield item
+            parsed = _guarded_page(element, namespace_map, f"{label}:page_number:{pages_read}")
+            if isinstance(parsed, Unreadable):
+                yield parsed
+                continue
+            page_id, page = parsed
+            oversize = partial(stream.oversize.pop, pages_read, None)  # known once its text is read
+            yield _read_item(page, label, namespaces, site, oversize, max_page_bytes)
+            last_page_id = page_id if page_id is not None else last_page_id  # read to its end
     except _STREAM_ERRORS as error:
         where = "start" if last_page_id is None else f"after_page:{last_page_id}"
         detail = (
