@@ -23,6 +23,7 @@ from almanac.core.bounded_lines import LongLine, split_blocks
 from almanac.gdelt.ingest import FileTask, ingest_file
 from almanac.wcep.days import parse_day_pages
 from almanac.wcep.mds import MdsEvent, read_wcep_mds
+from almanac.wiki.capped_xml import _BLOCK as BLOCK
 from almanac.wiki.capped_xml import CappedXml
 from almanac.wiki.dump import Skipped, WikiPage, read_dump
 from tests.gdelt.test_ingest import v2_fields
@@ -131,10 +132,11 @@ TEXT_PIECES = st.sampled_from(
 
 
 @st.composite
-def xml_documents(draw: st.DrawFn) -> bytes:
+def xml_documents(draw: st.DrawFn, repeat: int = 1) -> bytes:
     pages = []
     for number in range(draw(st.integers(0, 4))):
-        text = b"".join(draw(st.lists(TEXT_PIECES, max_size=60)))
+        pieces = draw(st.lists(TEXT_PIECES, min_size=0 if repeat == 1 else 20, max_size=60))
+        text = b"".join(pieces) * draw(st.integers(max(1, repeat // 2), repeat))
         attribute = draw(st.sampled_from([b"", b' bytes="3"', b" q='a>b'", b' xml:space="preserve"']))
         tail = draw(st.sampled_from([b"", b"\n", b"  \n  "]))
         closing = draw(st.booleans())
@@ -161,6 +163,13 @@ def test_capped_xml_empties_only_runs_over_the_cap(data: bytes, cap: int, step: 
         assert new_text in (text, "") and new_tail in (tail, "")
         assert len(new_text.encode()) <= cap and len(new_tail.encode()) <= cap  # decoded is never longer
     assert all(size > cap for _, size in [*capped.oversize.values(), *capped.outside])
+
+
+@settings(FUZZ, max_examples=10)
+@given(xml_documents(repeat=1500), st.sampled_from([BLOCK, 2 * BLOCK]), st.integers(1000, 3 * BLOCK))
+def test_capped_xml_with_a_cap_of_a_block_or_more(data: bytes, cap: int, step: int) -> None:
+    # With such a cap the tags between the first and last of a read are passed over without a look.
+    test_capped_xml_empties_only_runs_over_the_cap.hypothesis.inner_test(data, cap, step)  # type: ignore[attr-defined]
 
 
 @FUZZ

@@ -21,6 +21,7 @@ so mwxml reports it exactly as it would have.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any, Protocol
 from xml.parsers import expat
 
@@ -29,6 +30,8 @@ _BLOCK = 1 << 16
 # be dropped up to the last complete piece without cutting a token (the common case pays no callback).
 _TRACK_AFTER = 1 << 16
 _PAGE_DEPTH = 2  # <mediawiki> is depth 1, its <page> children depth 2
+# A whole tag: up to the first ">" outside a quoted attribute value (a value may hold ">").
+_TAG = re.compile(rb"<(?:[^>\"']|\"[^\"]*\"|'[^']*')*>")
 
 
 class _Source(Protocol):
@@ -52,7 +55,8 @@ class CappedXml(io.RawIOBase):
         self._parser.EndElementHandler = self._on_end
         self._events: list[tuple[bool, str, int]] = []  # (is_start, name, byte index) of one feed
         self._out = bytearray()  # decided bytes, to hand to mwxml
-        self._held = bytearray()  # undecided bytes from stream offset self._held_start
+        self._held = bytearray()  # stream bytes from offset self._base; decided up to self._held_start
+        self._base = 0
         self._held_start = 0
         self._fed = 0  # stream bytes read so far
         self._handed = 0  # bytes handed out plus bytes dropped: mwxml's position in the stream
@@ -63,7 +67,7 @@ class CappedXml(io.RawIOBase):
         self._dropping = False
         self._progress = 0  # byte index of the latest event of any kind
         self._tracking = False
-        self._self_closed = False  # the last start tag was <x/>: its end event comes next
+        self._previous: tuple[bool, str, int] = (False, "", 0)  # the last tag seen: (is_start, name, index)
         self._pages = 0
         self._in_page = 0
         self._error: BaseException | None = None
@@ -121,8 +125,17 @@ class CappedXml(io.RawIOBase):
         """Decide what the events of the last feed allow: release tags and runs that fit, drop the rest."""
         events, self._events = self._events, []
         tracked = self._tracking  # every token of this feed was reported: the gap is a real token's size
-        for is_start, name, index in events:
-            self._on_tag(is_start, name, index)
+        # Two tags of one feed are at most a block apart, so with a cap of a block or more only the run
+        # carried in from earlier feeds (ended by the first tag) and the one left open (after the last)
+        # can pass it: the tags between only move the depth, and are released with the last one.
+        skip_between = self._max_run >= _BLOCK
+        last = len(events) - 1
+        for position, (is_start, name, index) in enumerate(events):
+            if skip_between and 0 < position < last:
+                self._step_depth(is_start, name)
+                self._previous = (is_start, name, index)
+            else:
+                self._on_tag(is_start, name, index)
         if events and self._tracking:
             self._track(False)
         gap = self._fed - max(self._progress, self._held_start)
@@ -137,6 +150,7 @@ class CappedXml(io.RawIOBase):
             )
         elif gap > _TRACK_AFTER and not self._tracking:
             self._track(True)
+        self._compact()
 
     def _on_tag(self, is_start: bool, name: str, index: int) -> None:
         self._progress = max(self._progress, index)
@@ -151,14 +165,23 @@ class CappedXml(io.RawIOBase):
             self._drop_to(index)
             self._dropping = False
         self._release_to(index)
-        if is_start:
-            end = self._tag_end(index)
-            # expat reports the end of an empty-element tag (<x/>) just past it, not at a "</" of its own
-            self._self_closed = self._held[end - 2 - self._held_start] == ord("/")
-        else:
-            end = index if self._self_closed else self._tag_end(index)
-            self._self_closed = False
+        end = index if self._closes_empty_tag(is_start, name, index) else self._tag_end(index)
         self._release_to(end)
+        self._step_depth(is_start, name)
+        self._previous = (is_start, name, index)
+        self._run_start = end
+        self._run_page = self._in_page
+        self._run_element = self._names[-1] if self._names else ""
+
+    def _closes_empty_tag(self, is_start: bool, name: str, index: int) -> bool:
+        """Whether this is the end of an empty-element tag (``<x/>``): expat reports it just past the
+        tag, right after its start, instead of at a ``</x>`` of its own."""
+        was_start, previous_name, _ = self._previous
+        if is_start or not was_start or previous_name != name:
+            return False
+        return bytes(self._held[index - 2 - self._base : index - self._base]) == b"/>"
+
+    def _step_depth(self, is_start: bool, name: str) -> None:
         if is_start:
             self._names.append(name)
             if len(self._names) == _PAGE_DEPTH and name.rpartition(":")[2] == "page":
@@ -169,43 +192,34 @@ class CappedXml(io.RawIOBase):
                 self._in_page = 0
             if self._names:
                 self._names.pop()
-        self._run_start = end
-        self._run_page = self._in_page
-        self._run_element = self._names[-1] if self._names else ""
 
     def _tag_end(self, index: int) -> int:
         """Offset just past the tag starting at ``index`` (quotes may hold ``>``); the tag is whole."""
-        quote = 0
-        held = self._held
-        for position in range(index - self._held_start, len(held)):
-            byte = held[position]
-            if quote:
-                if byte == quote:
-                    quote = 0
-            elif byte in (0x22, 0x27):
-                quote = byte
-            elif byte == 0x3E:
-                return self._held_start + position + 1
-        return self._fed  # unreachable for a tag expat reported whole
+        match = _TAG.match(self._held, index - self._base)
+        return self._base + match.end() if match else self._fed  # expat reported the tag whole: it matches
 
     # -- held bytes ----------------------------------------------------------------------------------
 
     def _release_to(self, offset: int) -> None:
-        count = offset - self._held_start
-        if count > 0:
-            self._out += self._held[:count]
-            del self._held[:count]
+        if offset > self._held_start:
+            self._out += self._held[self._held_start - self._base : offset - self._base]
             self._held_start = offset
 
     def _drop_to(self, offset: int) -> None:
-        count = offset - self._held_start
-        if count > 0:
-            del self._held[:count]
+        if offset > self._held_start:
+            self._handed += offset - self._held_start
             self._held_start = offset
-            self._handed += count
+
+    def _compact(self) -> None:
+        """Forget the decided bytes (once per feed: deleting from the front copies what is left)."""
+        # Two decided bytes stay: the end event of <x/> may come in the next feed and look back at "/>".
+        forget = max(0, self._held_start - self._base - 2)
+        del self._held[:forget]
+        self._base += forget
 
     def _release_all(self) -> None:
-        self._release_to(self._held_start + len(self._held))
+        self._release_to(self._base + len(self._held))
+        self._compact()
 
     def _track(self, on: bool) -> None:
         """Report character data and other tokens (their positions mark where a run may be cut)."""
