@@ -1,9 +1,11 @@
 """GDELT ingest: the raw export and mentions files of one month -> typed tables + a ledger of rejects.
 
-Per file: the bytes (``reader.py``), then the fast path (``columns.py``: pyarrow.csv and Arrow kernels)
-for every row it can prove valid, and the row path (``values.py``) for the rest, which maps GDELT 1.0
-rows, and rejects wrong field counts and bad values with their line numbers while the rest of the file
-loads. One work item per file, so Ray spreads a month's files over the workers.
+Per file: its lines, streamed with a cap on each (``reader.py``), typed in chunks of ``chunk_bytes``:
+the fast path (``columns.py``: pyarrow.csv and Arrow kernels) for every row it can prove valid, and the
+row path (``values.py``) for the rest, which maps GDELT 1.0 rows, and rejects wrong field counts and
+bad values with their line numbers while the rest of the file loads. A line over ``max_line_bytes`` is
+rejected ``line_too_long`` unread, and whatever one line raises is that line's ``unreadable_line``.
+One work item per file, so Ray spreads a month's files over the workers.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from almanac.core.ids import content_id
 from almanac.core.record_errors import describe_error
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step, keep_whole
-from almanac.gdelt.columns import read_fast
+from almanac.gdelt.columns import FastRead, read_fast
 from almanac.gdelt.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, FileRejected, read_lines
 from almanac.gdelt.schema import (
     EXPORT_FIELDS_V1,
@@ -168,7 +170,7 @@ def _read_chunk(
     names, version = layout
     lines = [data for _, data in chunk]
     numbers = [number for number, _ in chunk]
-    quick = read_fast(b"\n".join(lines) + b"\n", lines, names, schema, numbers) if fast else None
+    quick = _read_fast_or_none(lines, names, schema, numbers) if fast else None
     pieces = []
     if quick is None:
         row_lines = numbers
@@ -188,6 +190,17 @@ def _read_chunk(
         table = table.sort_by(_LINE)
     parts.append(table.drop_columns([_LINE]))
     return fast and quick is None
+
+
+def _read_fast_or_none(
+    lines: list[bytes], names: Sequence[str], schema: pa.Schema, numbers: list[int]
+) -> FastRead | None:
+    """The fast path's reading of a chunk; None sends every line of it to the row path, which judges
+    each line on its own (so whatever Arrow raises costs speed, never a line)."""
+    try:
+        return read_fast(b"\n".join(lines) + b"\n", lines, names, schema, numbers)
+    except Exception:  # an Arrow error the fast path did not foresee
+        return None
 
 
 def _reject_long_line(line: LongLine, task: FileTask, ledger: StageLedger) -> None:

@@ -99,3 +99,19 @@ def test_whatever_one_line_raises_is_that_lines_reject(
     [reject] = result.ledger.rejects
     assert (reject.reason, reject.source) == ("unreadable_line", f"{path.name}:2")
     assert reject.detail.startswith("OverflowError: date value out of range | line: '2\\t")
+
+
+def test_an_unforeseen_fast_path_error_sends_the_chunk_to_the_row_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import almanac.gdelt.ingest as gdelt_ingest
+
+    def broken(*_args: object) -> None:
+        raise TypeError("an Arrow error nobody foresaw")
+
+    monkeypatch.setattr(gdelt_ingest, "read_fast", broken)
+    path = tmp_path / "20250512011500.export.CSV"
+    path.write_bytes(b"\n".join(_row(n) for n in (1, 2, 3)) + b"\n")
+    result = ingest_file(FileTask(str(path), path.name, "export"))
+    assert result.events.column("GlobalEventID").to_pylist() == [1, 2, 3]
+    assert result.ledger.extra["files_read_by_rows"] == {"export": 1}
