@@ -54,7 +54,8 @@ class CappedXml(io.RawIOBase):
         self._parser.StartElementHandler = self._on_start
         self._parser.EndElementHandler = self._on_end
         self._events: list[tuple[bool, str, int]] = []  # (is_start, name, byte index) of one feed
-        self._out = bytearray()  # decided bytes, to hand to mwxml
+        self._out = bytearray()  # decided bytes; those from self._out_at on are still to hand to mwxml
+        self._out_at = 0
         self._held = bytearray()  # stream bytes from offset self._base; decided up to self._held_start
         self._base = 0
         self._held_start = 0
@@ -81,13 +82,17 @@ class CappedXml(io.RawIOBase):
         return True
 
     def read(self, size: int | None = -1) -> bytes:
-        while not self._out and not self._done:
+        while self._out_at == len(self._out) and not self._done:
             if self._error is not None:
                 raise self._error
             self._pump()
-        size = len(self._out) if size is None or size < 0 else size
-        piece = bytes(self._out[:size])
-        del self._out[:size]
+        available = len(self._out) - self._out_at
+        size = available if size is None or size < 0 else min(size, available)
+        piece = bytes(self._out[self._out_at : self._out_at + size])
+        self._out_at += size
+        if self._out_at == len(self._out):  # all handed out: start afresh rather than shift what is left
+            self._out.clear()
+            self._out_at = 0
         self._handed += len(piece)
         return piece
 
