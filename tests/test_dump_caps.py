@@ -135,6 +135,23 @@ def test_a_page_bomb_is_never_held(tmp_path: Path) -> None:
     assert f"of {12 * len(block)} bytes" in items[1].detail  # type: ignore[union-attr]
 
 
+def test_text_over_the_cap_between_pages_is_reported_and_the_pages_kept(tmp_path: Path) -> None:
+    path = tmp_path / "d.xml"
+    path.write_bytes(dump(page(1, WORDS * 30), b" " * 5000, page(2, WORDS * 30)))
+    items = list(read_dump(path, max_page_bytes=2000))
+    assert [getattr(item, "reason", "kept") for item in items] == ["kept", "kept", "content_too_large"]
+    assert items[2].detail.startswith("5001 bytes of text in <mediawiki> outside any page")  # type: ignore[union-attr]
+
+
+def test_a_tag_over_the_cap_ends_the_file_as_token_too_large(tmp_path: Path) -> None:
+    huge = page(2, b"x").replace(b"<page>", b"<page><title a='" + b"y" * 300_000 + b"'/>", 1)
+    path = tmp_path / "d.xml"
+    path.write_bytes(dump(page(1, WORDS * 30), huge, page(3, WORDS * 30)))
+    items = list(read_dump(path, max_page_bytes=100_000))
+    assert [getattr(item, "reason", "kept") for item in items] == ["kept", "token_too_large"]
+    assert items[1].source == "d.xml:after_page:1" and "1 pages read before it are kept" in items[1].detail  # type: ignore[union-attr]
+
+
 def test_a_page_that_raises_is_that_pages_reject(tmp_path: Path) -> None:
     path = tmp_path / "d.xml"
     path.write_bytes(dump(page(1, WORDS * 30), page(2, WORDS * 30, ns_text="zero"), page(3, WORDS * 30)))

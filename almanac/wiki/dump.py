@@ -147,7 +147,8 @@ def _read_stream(
     if root.tag != "mediawiki":
         yield Unreadable("not_a_dump", f"root element is <{root.tag}>, not <mediawiki>", f"{label}:start")
         return
-    pages_read = 0
+    pages_read = 0  # <page> elements begun: the ordinal CappedXml files oversize runs under
+    pages_done = 0  # pages read to their end (kept, skipped or rejected)
     last_page_id: int | None = None
     try:
         namespace_map, site = None, ""
@@ -174,17 +175,19 @@ def _read_stream(
                 del stream.oversize[earlier]
             parsed = _guarded_page(element, namespace_map, f"{label}:page_number:{pages_read}")
             if isinstance(parsed, Unreadable):
+                pages_done += 1
                 yield parsed
                 continue
             page_id, page = parsed
             oversize = partial(stream.oversize.pop, pages_read, None)  # known once its text is read
             yield _read_item(page, label, namespaces, site, oversize, max_page_bytes)
             last_page_id = page_id if page_id is not None else last_page_id  # read to its end
+            pages_done += 1
     except _STREAM_ERRORS as error:
         where = "start" if last_page_id is None else f"after_page:{last_page_id}"
         detail = (
             f"{_describe(error)}; near byte {_position(stream)} of the XML;"
-            f" {pages_read} pages read before it are kept"
+            f" {pages_done} pages read before it are kept"
         )
         yield Unreadable(_classify(error), detail, f"{label}:{where}")
     for element_name, size in stream.outside:
