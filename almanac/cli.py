@@ -23,15 +23,25 @@ STYLE_NAMES = ("mirai", "openforecast", "openforesight")
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    # `score` hands every option after it to the MIRAI scorer, which parses (and documents) them itself.
+    # `score` hands every option after it to the scorer it names (mirai, futurex), which parses them itself.
     args, score_args = parser.parse_known_args(argv)
     if score_args and args.command != "score":
         parser.error(f"unrecognized arguments: {' '.join(score_args)}")
     args.score_args = score_args
+    from almanac.core.errors import debug_enabled, describe
+
     try:
+        if getattr(args, "month", None) is not None:  # valid and in params before any path is built
+            from almanac.core.params import checked_month, load_params
+
+            # `check` reads whatever was released for the month (none outside params): its form only.
+            in_params = args.command in ("report", "publish")
+            checked_month(args.month, load_params(args.params) if in_params else None)
         code: int = args.run(args)
-    except (OSError, ValueError, KeyError, RuntimeError) as error:  # MissingDataError is a RuntimeError
-        print(f"almanac {args.command}: {error}", file=sys.stderr)
+    except Exception as error:  # one line (redacted); --debug or ALMANAC_DEBUG=1 for the traceback
+        if debug_enabled(args.debug):
+            raise
+        print(f"almanac {args.command}: {describe(error)}", file=sys.stderr)
         return 1
     return code
 
@@ -39,6 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="almanac", description=__doc__)
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
+    parser.add_argument(
+        "--debug", action="store_true", help="show the traceback of a failure (also ALMANAC_DEBUG=1)"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     styles = list(STYLE_NAMES)
 
@@ -63,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     pub.add_argument(
         "--force",
         action="store_true",
-        help="publish over a folder that is not an earlier publish of this style and month (moved aside)",
+        help="move aside (not delete) an earlier release or report of another style or month there;"
+        " a folder almanac did not make is never moved",
     )
     pub.add_argument("--urls-only", action="store_true", default=None, help="omit full article text")
     pub.add_argument("--push", metavar="REPO_ID", nargs="?", const="", help="upload to the Hugging Face Hub")
@@ -120,10 +134,20 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="one JSON object per hit instead of text")
     search.set_defaults(run=_search)
 
-    # The scorer keeps its own options (python -m almanac.mirai.score); `almanac score --help` lists them.
+    llm = commands.add_parser("llm", help="the LLM answer cache: forget-failures")
+    llm_commands = llm.add_subparsers(dest="llm_command", required=True)
+    forget = llm_commands.add_parser(
+        "forget-failures", help="clear cached LLM failures so the next run asks again (answers stay)"
+    )
+    forget.add_argument("--stage", help="only failures of this stage (e.g. foresight_qgen)")
+    forget.add_argument("--reason", help="only failures with this reason (e.g. llm_truncated)")
+    forget.add_argument("--task", help="only failures of this LLM task (e.g. qgen)")
+    forget.set_defaults(run=_llm_forget_failures)
+
+    # Each scorer keeps its own options (`almanac score mirai --help`); `almanac score --help` lists them.
     score = commands.add_parser(
         "score",
-        help="score MIRAI-style relation forecasts against a month's queries ('score futurex': the tiers)",
+        help="score forecasts: 'score mirai' (relation queries) or 'score futurex' (the tiers)",
         add_help=False,
     )
     score.set_defaults(run=_score)
@@ -145,49 +169,33 @@ def _report(args: argparse.Namespace) -> int:
     from almanac.core.layout import report_dir
     from almanac.core.params import load_params
     from almanac.reports.publish import build_style_report
+    from almanac.reports.release_folder import checked_report_out, write_report_marker
     from almanac.reports.scope import report_scope
     from almanac.reports.styles import get_style
     from almanac.reports.write import write_report
 
-    if args.out is not None and (problem := _foreign_report_folder(args.out)):
-        print(f"report: {problem}", file=sys.stderr)
-        return 1
     params = load_params(args.params)
+    out = checked_report_out(args.out, Path()) if args.out is not None else None
     style = get_style(args.style)
     report = build_style_report(style, report_scope(args.month, params))
-    target = args.out or report_dir(style.name, args.month)
+    target = out or report_dir(style.name, args.month)
     with atomic_dir(target) as staging:
         write_report(report, staging)
-    print(target)
+        if out is not None:
+            write_report_marker(staging, style.name, args.month)
+    print(args.out or target)
     return 0
 
 
-def _foreign_report_folder(out: Path) -> str | None:
-    """Why ``--out`` must not be replaced by a report (None when it may): the report swaps in a whole new
-    folder, so only an empty folder or an earlier report (report.md and metrics.json) may stand there."""
-    if out.is_symlink():
-        return f"--out {out} is a symlink: refusing to replace it"
-    if not out.exists():
-        return None
-    if not out.is_dir():
-        return f"--out {out} is a file, not a report folder: refusing to replace it"
-    earlier = (out / "report.md").is_file() and (out / "metrics.json").is_file()
-    if any(out.iterdir()) and not earlier:
-        return f"--out {out} holds files that are not an earlier report: refusing to replace them"
-    return None
-
-
 def _publish(args: argparse.Namespace) -> int:
+    from almanac.core.errors import debug_enabled
     from almanac.core.params import load_params, parse_section
     from almanac.reports.publish import PublishConfig, publish, upload_to_hub
-    from almanac.reports.scope import ALL, report_scope
     from almanac.reports.styles import get_style
 
     params = load_params(args.params)
     config = parse_section(PublishConfig, params, "publish")
     style = get_style(args.style)
-    if args.month != ALL:
-        report_scope(args.month, params)  # fail early on a month outside params
     _refuse_leaks(style.name, args.month, params)
     folder = publish(style.name, args.month, params, config, args.out, args.urls_only, force=args.force)
     print(folder)
@@ -198,7 +206,15 @@ def _publish(args: argparse.Namespace) -> int:
             raise ValueError(f"no Hub repo id: pass --push REPO_ID or set publish.hub_repo_ids.{style.name}")
         if not token:
             raise ValueError(f"no Hub token: set the environment variable {config.hub_token_env}")
-        print(upload_to_hub(folder, repo_id, token, config.hub_private))
+        from almanac.core.errors import declare_secret_env, describe
+
+        declare_secret_env(config.hub_token_env)
+        try:
+            print(upload_to_hub(folder, repo_id, token, config.hub_private))
+        except Exception as error:  # the token must never reach the message, whatever the Hub raised
+            if debug_enabled(args.debug):
+                raise
+            raise RuntimeError(f"push of {folder} to the Hub ({repo_id}) failed: {describe(error)}") from None
     return 0
 
 
@@ -296,15 +312,47 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+SCORERS = {
+    "mirai": "MIRAI-style relation forecasts against a month's queries, read as MIRAI's evaluator reads them",
+    "futurex": "FutureX predictions (or a floor baseline) against the four tiers",
+}
+
+
+def _score_help() -> str:
+    lines = [
+        "usage: almanac score {" + ",".join(SCORERS) + "} [options]",
+        "",
+        "scorers (each lists its options: almanac score NAME --help):",
+        *(f"  {name:<9}{what}" for name, what in SCORERS.items()),
+        "",
+        "The form without a scorer name (almanac score --queries ...) still scores MIRAI forecasts.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _llm_forget_failures(args: argparse.Namespace) -> int:
+    from almanac.core.params import load_params
+    from almanac.llm.maintenance import forget_failures
+
+    print(forget_failures(load_params(args.params), args.stage, args.reason, args.task))
+    return 0
+
+
 def _score(args: argparse.Namespace) -> int:
-    if args.score_args[:1] == ["futurex"]:
+    rest = list(args.score_args)
+    if not rest or rest[0] in ("-h", "--help"):
+        (sys.stdout if rest else sys.stderr).write(_score_help())
+        return 0 if rest else 2
+    if rest[0] == "futurex":
         from almanac.futurex.score import main as futurex_main
 
-        return futurex_main(["--params", args.params, *args.score_args[1:]], prog="almanac score futurex")
+        return futurex_main(["--params", args.params, *rest[1:]], prog="almanac score futurex")
     from almanac.mirai.score import main as score_main
 
+    if rest[0] == "mirai":
+        rest = rest[1:]
     # The global --params first, so a --params after `score` wins.
-    return score_main(["--params", args.params, *args.score_args], prog="almanac score")
+    return score_main(["--params", args.params, *rest], prog="almanac score mirai")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""DVC stage ``futurex_tiers``: the four FutureX tiers from the filtered events (funnel: futurex_stats)."""
+"""DVC stage ``futurex_tiers``: the four FutureX tiers from the filtered events (funnel: futurex_stats);
+Level-1 distractors from generated, unreleased OpenForesight candidates (none a released answer)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from almanac.core.layout import (
     futurex_tiers_rejects,
     metrics_path,
 )
+from almanac.core.params import months_in_scope
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.futurex.config import parse_futurex
 from almanac.futurex.draws import relation_option
+from almanac.futurex.inputs import distractor_pool, released_questions
 from almanac.futurex.schema import EVENT_SCHEMA, LEVELS, tier_table
 from almanac.futurex.tiers import TIERS_STAGE, build_tiers
 from almanac.mirai.cameo import CAMEO_CODES, SECOND_LEVEL_CODES
@@ -28,7 +31,9 @@ def main() -> int:
     config = parse_futurex(params)
     events = read_parquet(futurex_filtered(), EVENT_SCHEMA).to_pylist()
     catalogue = [relation_option(code, CAMEO_CODES) for code in sorted(SECOND_LEVEL_CODES)]
-    rows, ledger = build_tiers(events, config.tiers, config.seed, catalogue)
+    released = {str(row["question_id"]): str(row["answer"]) for row in released_questions()}
+    pool = distractor_pool(months_in_scope(params), set(released))
+    rows, ledger = build_tiers(events, config.tiers, config.seed, catalogue, pool, released)
     tables: dict[int, pa.Table] = {
         level: tier_table([row for row in rows if row["level"] == level]) for level in LEVELS
     }

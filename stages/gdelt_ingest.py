@@ -27,7 +27,11 @@ def main() -> int:
     ray_config = parse_section(RayConfig, params, "ray")
     month_dir = gdelt_raw_dir(args.month)  # filled by gdelt_download@<month>
     try:
-        tasks = discover_files(month_dir, config.max_member_bytes) if month_dir.is_dir() else []
+        tasks = (
+            discover_files(month_dir, config.max_member_bytes, config.max_line_bytes, config.chunk_bytes)
+            if month_dir.is_dir()
+            else []
+        )
         check_raw_files(month_dir, len(tasks), args.month, params)
         month = combine(parallel_map(ingest_file, tasks, ray_config, STAGE, "file"), files=len(tasks))
     except OSError as error:  # an input that cannot be read at all: say which and stop

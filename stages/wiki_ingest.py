@@ -32,7 +32,7 @@ def main() -> int:
     ray_config = parse_section(RayConfig, params, "ray")
     try:
         dumps = find_dumps(Path(config.raw_dir))
-        tasks = [DumpTask(str(p), p.as_posix(), config.min_words) for p in dumps]
+        tasks = [DumpTask(str(p), p.as_posix(), config.min_words, config.max_page_bytes) for p in dumps]
         results = parallel_map(ingest_dump, tasks, ray_config, desc=STAGE, unit="dump")
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)

@@ -19,7 +19,6 @@ from almanac.ccnews.filters import FilterConfig
 from almanac.ccnews.ingest import FileTask, IngestConfig, discover_files, file_kind, ingest_file
 from almanac.ccnews.jsonl import bounded_lines
 from almanac.ccnews.warc import read_warc
-from almanac.core.record_errors import record_error_detail
 from tests.support.bombs import (
     far_future_download,
     good_newsplease,
@@ -116,7 +115,7 @@ def test_a_line_over_the_cap_is_skipped_unkept_and_rejected_with_its_size(tmp_pa
         write_long_line_jsonl(path, 3_000_000, after=2)
         rows, rejects = run(path, replace(CONFIG, max_line_bytes=1_000_000))
         assert len(rows) == 2
-        assert rejects == [("line_too_large", "line of 3000000 bytes > max_line_bytes 1000000")]
+        assert rejects == [("line_too_long", "line of 3000000 bytes > max_line_bytes 1000000")]
 
 
 def test_bounded_lines_cuts_at_the_cap_across_chunk_edges(tmp_path: Path) -> None:
@@ -190,12 +189,6 @@ def test_an_exception_inside_extraction_is_the_page_s_reject(
     rows, rejects = run(path)
     assert len(rows) == 2
     assert rejects == [("record_error", "RecursionError: maximum recursion depth exceeded")]
-
-
-def test_record_error_detail_is_one_short_line() -> None:
-    assert record_error_detail(ValueError("a\nb")) == "ValueError: a"
-    assert record_error_detail(KeyError()) == "KeyError"
-    assert len(record_error_detail(ValueError("x" * 1000))) == 300
 
 
 def test_a_page_html_with_a_huge_label_is_fine() -> None:

@@ -288,3 +288,18 @@ def test_answer_type_config_rejects_unknown_class() -> None:
 
 def test_load_nlp_is_cached(nlp: Language) -> None:
     assert load_nlp(AnswerTypeConfig().spacy_model) is nlp
+
+
+def test_partial_organisation_name_is_a_leak_generic_part_is_not() -> None:
+    config = LeakageScanConfig()
+    texts = {
+        "question_title": "Will the Northern Games pick a host?",
+        "background": "",
+        "resolution_criteria": "",
+    }
+    hit = find_leak("Northern Games Federation", texts, "organization", config)
+    assert hit == LeakHit("partial", "question_title", "Northern Games")
+    generic = {"question_title": "Which federation of the north will pick a host?"}
+    assert find_leak("Northern Games Federation", generic, "organization", config) is None
+    # Only organisations have parts: a location "Port Alder" is not revealed by "Port".
+    assert find_leak("Port Alder", {"question_title": "Which Port will reopen?"}, "location", config) is None

@@ -15,7 +15,13 @@ from almanac.foresight.schema import QUESTION_SCHEMA
 from almanac.foresight.split import SplitConfig, assign_splits, cross_question_leaks, guard_train_before_test
 from tests.support.questions import question, table
 
-CONFIG = SplitConfig(train_months=("2025-01",), validation_months=("2025-02",), test_months=("2025-03",))
+# The month rules alone; the source-disjoint test (on by default) has tests of its own below.
+CONFIG = SplitConfig(
+    train_months=("2025-01",),
+    validation_months=("2025-02",),
+    test_months=("2025-03",),
+    source_disjoint_test=False,
+)
 
 
 def reasons(ledger: StageLedger) -> dict[str, list[str]]:
@@ -104,6 +110,53 @@ def test_source_disjoint_test_split() -> None:
         "test_source_in_train": ["train_guardian", "val_guardian"],
     }
     ledger.check_balance()
+
+
+def test_test_outlets_are_derived_by_default() -> None:
+    # Test months: a (1 train question), b (2 train, 1 validation), c (none elsewhere: naturally disjoint),
+    # d (3 train). Share 0.5 of 4 outlets = 2: c (free), then the cheapest, a.
+    config = SplitConfig(train_months=("2025-01",), validation_months=("2025-02",), test_months=("2025-03",))
+    rows = [
+        question("test_a", date(2025, 3, 5), source="a.example"),
+        question("test_b", date(2025, 3, 5), source="b.example"),
+        question("test_c", date(2025, 3, 6), source="c.example"),
+        question("test_d", date(2025, 3, 7), source="d.example"),
+        question("train_a", date(2025, 1, 5), source="a.example"),
+        question("train_b1", date(2025, 1, 5), source="b.example"),
+        question("train_b2", date(2025, 1, 6), source="b.example"),
+        question("val_b", date(2025, 2, 5), source="b.example"),
+        *(question(f"train_d{i}", date(2025, 1, 7 + i), source="d.example") for i in range(3)),
+    ]
+    ledger = StageLedger("foresight_split")
+    out = assign_splits(table(*rows), config, ledger)
+    assert ledger.extra["test_sources"] == {"a.example": 1, "c.example": 1}
+    kept = dict(zip(out.column("question_id").to_pylist(), out.column("split").to_pylist(), strict=True))
+    assert sorted(question_id for question_id, split in kept.items() if split == "test") == [
+        "test_a",
+        "test_c",
+    ]
+    assert reasons(ledger) == {
+        "source_not_in_test_sources": ["test_b", "test_d"],
+        "test_source_in_train": ["train_a"],
+    }
+    ledger.check_balance()
+
+
+def test_a_zero_share_keeps_only_naturally_disjoint_outlets() -> None:
+    config = SplitConfig(
+        train_months=("2025-01",), validation_months=("2025-02",), test_months=("2025-03",),
+        test_source_share=0.0,
+    )  # fmt: skip
+    ledger = StageLedger("foresight_split")
+    rows = [
+        question("test_a", date(2025, 3, 5), source="a.example"),
+        question("train_a", date(2025, 1, 5), source="a.example"),
+    ]
+    out = assign_splits(table(*rows), config, ledger)
+    # Every test outlet also trains: no test question is left, rather than a test that shares an outlet.
+    assert out.column("question_id").to_pylist() == ["train_a"]
+    assert "test_sources" not in ledger.extra
+    assert reasons(ledger) == {"source_not_in_test_sources": ["test_a"]}
 
 
 def test_guard_drops_train_and_validation_resolving_on_or_after_test_start() -> None:
@@ -216,7 +269,9 @@ def test_cross_question_leak_drop_mode_rejects_revealed_question_within_split() 
 
 def test_cross_question_leak_flag_mode_keeps_and_flags() -> None:
     ledger = StageLedger("foresight_split")
-    config = SplitConfig(("2025-01",), ("2025-02",), ("2025-03",), cross_question_leakage="flag")
+    config = SplitConfig(
+        ("2025-01",), ("2025-02",), ("2025-03",), cross_question_leakage="flag", source_disjoint_test=False
+    )
     out = assign_splits(leaky_questions(), config, ledger)
     ids = out.column("question_id").to_pylist()
     flags = dict(zip(ids, out.column("cross_question_leak").to_pylist(), strict=True))

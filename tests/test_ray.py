@@ -186,6 +186,10 @@ def test_project_cluster_listens_on_loopback_only_with_token_auth(project_cluste
     assert {name: ips for name, ips in listeners.items() if not all(map(_loopback, ips))} == {}
     assert (project_cluster / ".ray").stat().st_mode & 0o077 == 0
     assert (project_cluster / ".ray" / "cluster.json").stat().st_mode & 0o077 == 0
+    # Ray's temp folder: every folder it made (sockets/, runtime_resources/, ...) is this user's only.
+    folders = [Path(cluster.temp_dir), *(p for p in Path(cluster.temp_dir).rglob("*") if p.is_dir())]
+    assert {"sockets", "runtime_resources"} <= {folder.name for folder in folders}
+    assert [str(f) for f in folders if not f.is_symlink() and f.lstat().st_mode & 0o077] == []
 
 
 def dedup_corpus() -> pa.Table:

@@ -85,7 +85,7 @@ def before_scoring(project: Path) -> None:
 # First command of a block -> what the user does before it (README says so in the prose around it).
 BEFORE: dict[str, Callable[[Path], None]] = {
     '.venv/bin/dvc repro && git commit -am "fewer relation queries"': before_param_change,
-    ".venv/bin/almanac score --queries data/mirai/queries/2025-05.parquet --predictions": before_scoring,
+    ".venv/bin/almanac score mirai --queries data/mirai/queries/2025-05.parquet --predictions": before_scoring,
 }
 
 

@@ -187,10 +187,12 @@ def test_garbage_mid_file_is_malformed_xml(tmp_path: Path) -> None:
     assert _kinds(items[:2]) == [(title, kind) for _, title, kind in ENWIKI_PAGES[:2]]
     assert len(items) == 3 and isinstance(items[2], Unreadable)
     assert (items[2].reason, items[2].source) == ("malformed_xml", "bad.xml:after_page:7697606")
-    # An element mwxml does not expect inside <page> is malformed too, not a crash.
+    # An element mwxml does not expect inside <page> is that page's reject; the next page is kept.
     odd = pages[0].replace(b"<ns>0</ns>", b"<ns>0</ns><surprise/>")
-    items = list(read_dump(_write(tmp_path / "odd.xml", header + odd + footer)))
-    assert len(items) == 1 and isinstance(items[0], Unreadable) and items[0].reason == "malformed_xml"
+    items = list(read_dump(_write(tmp_path / "odd.xml", header + odd + pages[1] + footer)))
+    assert len(items) == 2 and isinstance(items[0], Unreadable) and items[0].reason == "unreadable_page"
+    assert items[0].detail == "MalformedXML: Unexpected tag found when processing a <page>: 'surprise'"
+    assert _kinds(items[1:]) == [(title, kind) for _, title, kind in ENWIKI_PAGES[1:2]]
 
 
 @pytest.mark.parametrize(

@@ -155,9 +155,18 @@ def _write_manifest(path: Path, month: str, entries: dict[str, dict[str, Any]]) 
     write_json({"month": month, "files": files}, path)
 
 
+def _month(text: str) -> str:
+    """``--month`` as ``YYYY-MM`` before it names a folder (``../../x`` would name one outside ``--out``)."""
+    try:
+        parse_month(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Download one month of CommonCrawl News WARC files.")
-    parser.add_argument("--month", required=True, help="crawl month, YYYY-MM")
+    parser.add_argument("--month", required=True, type=_month, help="crawl month, YYYY-MM")
     parser.add_argument("--out", required=True, type=Path, help="root directory; files go to <out>/<month>/")
     parser.add_argument("--max-files", type=int, default=None, help="only the first N files of the listing")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL)

@@ -29,7 +29,7 @@ from almanac.ccnews.records import ParsedArticle, RawPage, Skipped, Unreadable
 from almanac.ccnews.warc import DEFAULT_MAX_HEADER_BYTES, WarcLimits
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.months import month_of
-from almanac.core.record_errors import RECORD_ERROR, record_error_detail, reraise_infrastructure
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
 from almanac.core.text import word_count as count_words
@@ -57,7 +57,7 @@ class IngestConfig:
     max_page_bytes: int = 10_000_000
     max_article_words: int = 100_000  # the longest news features run to ~30,000 words
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES  # one WARC or HTTP header block (header_too_large)
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # one news-please line, read in chunks (line_too_large)
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # one news-please line, read in chunks (line_too_long)
     max_field_bytes: int = DEFAULT_MAX_FIELD_BYTES  # one news-please text field (field_too_large)
 
     def __post_init__(self) -> None:
@@ -121,7 +121,7 @@ def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
             row, verdict = _to_article(item, task, ledger)
         except Exception as error:  # whatever one page raises is that page's reject (record_errors)
             reraise_infrastructure(error)
-            return Drop(RECORD_ERROR, record_error_detail(error))
+            return Drop(RECORD_ERROR, describe_error(error))
         if verdict is not None:
             return Drop(*verdict)
         assert row is not None
@@ -149,7 +149,7 @@ def _items(task: FileTask, ledger: StageLedger) -> Iterator[RawPage | ParsedArti
             raise
         except Exception as error:
             reraise_infrastructure(error)
-            yield Unreadable(RECORD_ERROR, f"reading stopped: {record_error_detail(error)}", f"{last}+")
+            yield Unreadable(RECORD_ERROR, f"reading stopped: {describe_error(error)}", f"{last}+")
             return
         if isinstance(item, Skipped):
             ledger.count("skipped_records_by_type", item.record_type)

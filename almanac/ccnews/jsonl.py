@@ -4,7 +4,7 @@ Shared by the news-please and WCEP-MDS readers, which differ only in what they m
 
 Lines are read in bounded chunks, never a whole line first: a line longer than ``max_line_bytes`` is
 skipped to its newline without being kept (a 1.1 MB ``.jsonl.gz`` can hold a 1 GiB line) and rejected
-``line_too_large`` with its size. Whatever parsing one line raises besides a JSON syntax error (a list
+``line_too_long`` with its size. Whatever parsing one line raises besides a JSON syntax error (a list
 nested 100,000 deep: RecursionError; an integer of 100,000 digits: ValueError) is that line's
 ``record_error``.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from almanac.ccnews.records import Unreadable
-from almanac.core.record_errors import RECORD_ERROR, record_error_detail, reraise_infrastructure
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 
 # A news-please article is a few KB to a few hundred KB; 10 MB leaves room for any real one, and the
 # objects Python builds from 10 MB of JSON stay far below the memory of a worker.
@@ -55,7 +55,7 @@ def read_json_objects(
                 source = f"{label}:{line_number}"
                 if isinstance(line, _LongLine):
                     detail = f"line of {line.size} bytes > max_line_bytes {max_line_bytes}"
-                    yield Unreadable("line_too_large", detail, source)
+                    yield Unreadable("line_too_long", detail, source)
                 elif line.strip():
                     yield _parse(line, source, line_number)
         except (EOFError, OSError) as error:  # a cut or corrupt gzip stream: keep the lines before it
@@ -109,7 +109,7 @@ def _parse(line: bytes, source: str, line_number: int) -> JsonLine | Unreadable:
         return Unreadable("invalid_json", f"{error.msg} at column {error.colno}", source)
     except Exception as error:  # RecursionError, ValueError (int digits limit): the line's, not the file's
         reraise_infrastructure(error)
-        return Unreadable(RECORD_ERROR, record_error_detail(error), source)
+        return Unreadable(RECORD_ERROR, describe_error(error), source)
     if not isinstance(record, dict):
         return Unreadable("invalid_json", f"expected an object, got {type(record).__name__}", source)
     return JsonLine(record, source, line_number)

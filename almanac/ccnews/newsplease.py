@@ -16,7 +16,7 @@ from typing import Any, Final
 from almanac.ccnews.dates import DateFinding, parse_date_value
 from almanac.ccnews.jsonl import DEFAULT_MAX_LINE_BYTES, read_json_objects
 from almanac.ccnews.records import ParsedArticle, ReaderItem, Unreadable
-from almanac.core.record_errors import RECORD_ERROR, record_error_detail, reraise_infrastructure
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 
 REQUIRED_FIELDS = ("url", "maintext")
 DEFAULT_MAX_FIELD_BYTES: Final = 5_000_000  # maintext of the longest real article is a few hundred KB
@@ -36,7 +36,7 @@ def read_newsplease(
             yield _to_article(line.record, line.source, line.line_number, max_field_bytes)
         except Exception as error:  # whatever one line raises is that line's reject (record_errors)
             reraise_infrastructure(error)
-            yield Unreadable(RECORD_ERROR, record_error_detail(error), line.source)
+            yield Unreadable(RECORD_ERROR, describe_error(error), line.source)
 
 
 def _to_article(record: dict[str, Any], source: str, line_number: int, max_field_bytes: int) -> ReaderItem:
@@ -53,7 +53,7 @@ def _to_article(record: dict[str, Any], source: str, line_number: int, max_field
     except ValueError as error:
         return Unreadable("bad_date", str(error), source)
     except OverflowError as error:  # a time zone offset moves the date past year 9999
-        return Unreadable("bad_date", record_error_detail(error), source)
+        return Unreadable("bad_date", describe_error(error), source)
     return ParsedArticle(
         url=record["url"],
         title=title if isinstance(title, str) else None,

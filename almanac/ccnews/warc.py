@@ -36,7 +36,7 @@ from warcio.utils import BUFF_SIZE
 from almanac.ccnews.jsonl import DEFAULT_MAX_LINE_BYTES
 from almanac.ccnews.newsplease import DEFAULT_MAX_FIELD_BYTES
 from almanac.ccnews.records import RawPage, ReaderItem, Skipped, Unreadable
-from almanac.core.record_errors import RECORD_ERROR, record_error_detail, reraise_infrastructure
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 
 _STATUS_CODE = re.compile(r"^\d{3}$")
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
@@ -137,7 +137,7 @@ def read_warc(path: Path, label: str, limits: WarcLimits | None = None) -> Itera
                     reason, detail = (
                         ("header_too_large", str(error))
                         if isinstance(error, HeaderBlockTooLarge)
-                        else (RECORD_ERROR, record_error_detail(error))
+                        else (RECORD_ERROR, describe_error(error))
                     )
                     yield Unreadable(reason, f"{detail}{more}", f"{label}:{iterator.offset}")
                     if resumed is None:
@@ -215,7 +215,7 @@ def _isolated_record(record: ArcWarcRecord, limits: WarcLimits) -> ReaderItem:
         raise
     except Exception as error:
         reraise_infrastructure(error)
-        return Unreadable(RECORD_ERROR, record_error_detail(error), "")
+        return Unreadable(RECORD_ERROR, describe_error(error), "")
 
 
 def _read_record(record: ArcWarcRecord, limits: WarcLimits) -> ReaderItem:

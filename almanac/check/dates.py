@@ -61,3 +61,14 @@ def parse_day(value: object, where: str) -> date:
     if day is None:
         raise ValueError(f"{where} must be a yyyy-mm-dd date, got {value!r}")
     return day
+
+
+ARTICLE_PRECISIONS = frozenset({"day", "upper_bound"})
+
+
+def article_last_day(publish_date: Any, precision: object) -> date | None:
+    """The last day a corpus article may have been published on: its publish day for ``day`` precision
+    and for ``upper_bound`` (the crawl date stands in, so the article is no later); None otherwise."""
+    if precision not in ARTICLE_PRECISIONS:
+        return None
+    return as_day(publish_date)

@@ -6,22 +6,25 @@ released OpenForesight questions (Level 1 and 3 sources, Level 1 distractors), t
 
 The forecaster sees ``question``, ``background``, ``options`` and ``information_cutoff``. Options hold
 the answer by design (Levels 1 and 2), so the answer scan reads the question and background; what the
-options may not do is reveal anything unknown at the cut-off, so a Level-1 distractor must be an answer
-that was public by then.
+options may not do is reveal anything unknown at the cut-off, so a Level-1 distractor must be a name that
+was public by then (the answer of a generated OpenForesight candidate whose article was), nor single out
+the gold by elimination (no option shares its words with another released question's answer). Rows come
+only from material no released train/validation split holds: OpenForesight test questions, numeric
+rejects of test months whose article no train/validation question used.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final
 
 from almanac.check.common import unique_ids
 from almanac.check.dates import as_day
 from almanac.check.report import StyleReport
-from almanac.check.text import find_answer, fold, is_person
+from almanac.check.text import find_answer, fold, is_organisation, is_person
 
 Row = Mapping[str, Any]
 Checked = Iterator[tuple[str, str | None]]
@@ -37,6 +40,8 @@ class Sources:
     questions: Mapping[str, Row]  # released OpenForesight question_id -> row
     day_pairs: Mapping[str, Set[str]]  # content id of (date, subject, object) -> relations recorded
     numeric: Mapping[str, Row]  # question_id of a numeric answer_type reject -> its input row
+    candidates: Mapping[str, Row] = field(default_factory=dict)  # foresight_qgen question_id -> row
+    test_months: frozenset[str] = frozenset()  # foresight.split.test_months
 
 
 def check_futurex(
@@ -51,8 +56,18 @@ def check_futurex(
     report.check("answer_not_in_prompt", "no answer or alias in the question or background", _no_leak(rows))
     report.check(
         "distractors_public_by_cutoff",
-        "each Level-1 distractor is the answer of a released question resolved by the cut-off",
-        _distractors(rows, sources.questions),
+        "each Level-1 distractor answers an unreleased generated candidate public by the cut-off",
+        _distractors(rows, sources),
+    )
+    report.check(
+        "level1_not_by_elimination",
+        "no Level-1 option (gold included) shares its words with another released question's answer",
+        _elimination(rows, sources.questions),
+    )
+    report.check(
+        "candidates_not_in_training",
+        "rows come from OpenForesight test questions or test-month numeric rejects, no training article",
+        _test_only(rows, sources),
     )
     report.check(
         "sources_traceable",
@@ -121,10 +136,11 @@ def _no_leak(rows: Sequence[Row]) -> Checked:
     for row in rows:
         found = None
         person = is_person(row.get("answer_class"), row.get("answer_type"))
+        organisation = is_organisation(row.get("answer_class"), row.get("answer_type"))
         for answer in [*(row.get("answers") or ()), *(row.get("aliases") or ())]:
             for name in PROMPT_FIELDS:
                 text = row.get(name) if isinstance(row.get(name), str) else ""
-                how = find_answer(str(answer), str(text), person)
+                how = find_answer(str(answer), str(text), person, organisation)
                 if how is not None:
                     found = f"{name}: {answer!r} ({how})"
                     break
@@ -133,28 +149,76 @@ def _no_leak(rows: Sequence[Row]) -> Checked:
         yield row["question_id"], found
 
 
-def _distractors(rows: Sequence[Row], questions: Mapping[str, Row]) -> Checked:
+def _distractors(rows: Sequence[Row], sources: Sources) -> Checked:
     for row in rows:
         if row.get("level") != 1:
             continue
-        yield row["question_id"], _distractor_problem(row, questions)
+        yield row["question_id"], _distractor_problem(row, sources)
 
 
-def _distractor_problem(row: Row, questions: Mapping[str, Row]) -> str | None:
+def _distractor_problem(row: Row, sources: Sources) -> str | None:
     cutoff = as_day(row.get("information_cutoff"))
-    sources = list(row.get("distractor_sources") or ())
+    cited_sources = list(row.get("distractor_sources") or ())
     answer = fold(str((row.get("answers") or [""])[0]))
     shown = sorted(fold(str(option)) for option in row.get("options") or () if fold(str(option)) != answer)
-    if shown != sorted(fold(str(source["answer"])) for source in sources):
+    if shown != sorted(fold(str(source["answer"])) for source in cited_sources):
         return "the options other than the answer are not the cited distractors"
-    for source in sources:
-        cited = questions.get(str(source["question_id"]))
+    for source in cited_sources:
+        question_id = str(source["question_id"])
+        cited = sources.candidates.get(question_id)
         if cited is None or fold(str(cited["answer"])) != fold(str(source["answer"])):
-            return f"distractor {source['answer']!r} is not the answer of question {source['question_id']}"
-        resolved = as_day(cited.get("resolution_date"))
-        if cutoff is None or resolved is None or resolved > cutoff:
-            return f"distractor {source['answer']!r} resolved {resolved}, after the cut-off {cutoff}"
+            return f"distractor {source['answer']!r} is not the answer of generated candidate {question_id}"
+        if question_id in sources.questions:
+            return f"distractor {source['answer']!r} is the answer of released question {question_id}"
+        public = as_day(cited.get("article_publish_date"))
+        if cutoff is None or public is None or public > cutoff:
+            return f"distractor {source['answer']!r} public {public}, after the cut-off {cutoff}"
     return None
+
+
+def _words(answer: object) -> frozenset[str]:
+    return frozenset(fold(str(answer)).split())
+
+
+def _elimination(rows: Sequence[Row], questions: Mapping[str, Row]) -> Checked:
+    released = [(question_id, _words(row["answer"])) for question_id, row in sorted(questions.items())]
+    for row in rows:
+        if row.get("level") != 1:
+            continue
+        found = None
+        for option in row.get("options") or ():
+            words = _words(option)
+            for question_id, answer in released:
+                if (
+                    question_id != row.get("source_id")
+                    and words
+                    and answer
+                    and (words <= answer or answer <= words)
+                ):
+                    found = f"option {option!r} ~ the answer of released question {question_id}"
+                    break
+            if found:
+                break
+        yield row["question_id"], found
+
+
+def _test_only(rows: Sequence[Row], sources: Sources) -> Checked:
+    training_urls = {str(q.get("url")) for q in sources.questions.values() if q.get("split") != "test"}
+    for row in rows:
+        origin, source_id = row.get("origin"), str(row.get("source_id"))
+        why = None
+        if origin == "openforesight":
+            split = (sources.questions.get(source_id) or {}).get("split")
+            why = None if split == "test" else f"source question released in {split}"
+        elif origin == "numeric":
+            cited = sources.numeric.get(source_id) or {}
+            resolved = as_day(row.get("resolution_date"))
+            month = f"{resolved:%Y-%m}" if resolved else None
+            if month not in sources.test_months:
+                why = f"resolves {resolved}, not in a test month"
+            elif str(cited.get("url")) in training_urls:
+                why = "its article is a train/validation question's"
+        yield row["question_id"], why
 
 
 def _traced(rows: Sequence[Row], sources: Sources) -> Checked:

@@ -35,6 +35,8 @@ class Thresholds:
 
     min_daily_mentions: int = 100
     min_articles: int = 5
+    answers_need_text: bool = True  # paper: answers are the day-pair's events with text (the authors')
+    admission: str = "every"  # paper: every loud event has min_articles texts (the authors'), or any
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> Thresholds:
@@ -42,6 +44,8 @@ class Thresholds:
         return cls(
             int(section.get("min_daily_mentions", cls.min_daily_mentions)),
             int(section.get("min_articles", cls.min_articles)),
+            bool(section.get("answers_need_text", cls.answers_need_text)),
+            str(section.get("admission", cls.admission)),
         )
 
 
@@ -83,8 +87,13 @@ def check_mirai(
     )
     report.check(
         "answers_complete",
-        "every relation recorded that day and pair is an answer",
-        _complete(rows, recorded),
+        "every relation recorded that day and pair is an answer (paper: every one with article text)",
+        _complete(rows, recorded, thresholds, texts),
+    )
+    report.check(
+        "answers_have_text",
+        "paper: every answer is an event one of whose articles kept its text (the authors' data)",
+        _with_text(rows, recorded, thresholds, texts),
     )
     report.check(
         "answer_roots_consistent", "answer roots are the first two digits of the answers", _roots(rows)
@@ -95,7 +104,7 @@ def check_mirai(
     report.check("urls_traceable", "the query's URLs are sources of that day's events", _urls(rows, recorded))
     report.check(
         "test_thresholds_met",
-        "the query passes its recipe's test thresholds (paper: per event, articles with surviving text)",
+        "the query passes its recipe's test thresholds (paper: every loud event, articles with text)",
         _thresholds(rows, recorded, thresholds, texts),
     )
     return report
@@ -137,11 +146,36 @@ def _answers(rows: Sequence[Row], recorded: Recorded) -> Iterator[tuple[str, str
         )
 
 
-def _complete(rows: Sequence[Row], recorded: Recorded) -> Iterator[tuple[str, str | None]]:
+def _texts_matter(row: Row, limits: Thresholds) -> bool:
+    return row.get("recipe") == "paper" and limits.answers_need_text
+
+
+def _answer_set(pair: DayPair, row: Row, limits: Thresholds, texts: Set[str]) -> set[str]:
+    """The relations the row's answers must be: the day-pair's events (paper: those with text)."""
+    if not _texts_matter(row, limits):
+        return set(pair.relations)
+    return {relation for relation in pair.relations if pair.event_urls.get(relation, set()) & texts}
+
+
+def _complete(
+    rows: Sequence[Row], recorded: Recorded, limits: Thresholds, texts: Set[str]
+) -> Iterator[tuple[str, str | None]]:
     for row in rows:
-        known = _recorded(row, recorded).relations
-        missing = sorted(known - set(row.get("answers") or ()))
+        expected = _answer_set(_recorded(row, recorded), row, limits, texts)
+        missing = sorted(expected - set(row.get("answers") or ()))
         yield row["query_id"], f"missing {missing}" if missing else None
+
+
+def _with_text(
+    rows: Sequence[Row], recorded: Recorded, limits: Thresholds, texts: Set[str]
+) -> Iterator[tuple[str, str | None]]:
+    for row in rows:
+        if not _texts_matter(row, limits):
+            yield row["query_id"], None
+            continue
+        pair = _recorded(row, recorded)
+        bare = sorted(r for r in row.get("answers") or () if not pair.event_urls.get(r, set()) & texts)
+        yield row["query_id"], f"answers without any article text: {bare}" if bare else None
 
 
 def _roots(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
@@ -194,13 +228,20 @@ def _thresholds(
 
 def _paper_problem(row: Row, pair: DayPair, limits: Thresholds, texts: Set[str]) -> str | None:
     """Why a paper-recipe query breaks the per-event rule: each test relation must be an event of the day
-    with >= min_daily_mentions mentions and >= min_articles source URLs whose cleaned text survived."""
+    with >= min_daily_mentions mentions and >= min_articles source URLs whose cleaned text survived, and
+    under ``admission: every`` so must every other event of the pair's answer set with those mentions."""
     tested = set(row.get("test_relations") or ())
     if not tested:
         return "no test relation"
     if not tested <= set(row.get("answers") or ()):
         return f"test relations {sorted(tested - set(row.get('answers') or ()))} are not answers"
-    for relation in sorted(tested):
+    loud = {
+        r
+        for r in _answer_set(pair, row, limits, texts)
+        if pair.mentions.get(r, 0) >= limits.min_daily_mentions
+    }
+    asked = sorted(tested | loud) if limits.admission == "every" else sorted(tested)
+    for relation in asked:
         mentions = pair.mentions.get(relation, 0)
         with_text = len(pair.event_urls.get(relation, set()) & texts)
         if mentions < limits.min_daily_mentions or with_text < limits.min_articles:

@@ -17,6 +17,7 @@ from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import Interval, as_day, interval, parse_day
 from almanac.check.report import StyleReport
 from almanac.check.text import fold
+from almanac.core.date_mentions import dates_named
 
 Row = Mapping[str, Any]
 Event = Mapping[str, Any]
@@ -74,6 +75,11 @@ def check_openforecast(
     report.check("event_dates_are_intervals", "every shown event has a day, month or year date", _dated(rows))
     report.check(
         "background_before_cut", "every background event's interval ends before the cut", _background(rows)
+    )
+    report.check(
+        "background_text_dates_before_cut",
+        "no background event's text names a day or month that does not end before the cut",
+        _background_mentions(rows),
     )
     report.check(
         "targets_inside_split_window",
@@ -143,6 +149,23 @@ def _background(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
             if cut is None or (span := _span(event)) is None or span[1] >= cut
         ]
         yield row["sample_id"], f"background dated {late[:3]} not before cut {cut}" if late else None
+
+
+def _background_mentions(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
+    """A background event dated before the cut may still quote a later date ("... signed on 20 June"):
+    the named date, read with its precision (a month is its last day), must end before the cut too."""
+    for row in rows:
+        cut = as_day(row.get("cut_date"))
+        late: list[str] = []
+        for event in row.get("background") or ():
+            span = _span(event)
+            if cut is None or span is None:
+                continue  # counted by event_dates_are_intervals / cut_in_split_window
+            named = dates_named(str(event.get("text") or ""), span[0])
+            late.extend(
+                f"{event.get('event_id')}: {mention.text!r}" for mention in named if mention.last >= cut
+            )
+        yield row["sample_id"], f"names {late[:3]}, not before cut {cut}" if late else None
 
 
 def _targets(rows: Sequence[Row], windows: Windows) -> Iterator[tuple[str, str | None]]:

@@ -8,22 +8,38 @@ article's date themselves and have no corpus to be traced to.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from almanac.check.common import split_matches_folder, unique_ids
+from almanac.check.common import Checked, split_matches_folder, unique_ids
 from almanac.check.dates import as_day, month_of
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import chunk_not_after_cutoff, cutoff_follows_rule, every_question_has_context
-from almanac.check.text import answer_tokens, answers_in, find_answer, is_person, ngram_index
+from almanac.check.text import (
+    answer_tokens,
+    answers_in,
+    find_answer,
+    is_organisation,
+    is_person,
+    ngram_index,
+)
+from almanac.core.outcomes import numbers_in, outcome_phrases
 
 SPLITS = ("train", "validation", "test")
 PROMPT_FIELDS = ("question_title", "background", "resolution_criteria")
 DEFENSIBLE_PRECISIONS = frozenset({"day", "upper_bound"})
 Row = Mapping[str, Any]
+
+
+def source_disjoint(params: Mapping[str, Any]) -> tuple[bool, tuple[str, ...]]:
+    """(is the test split source-disjoint, its listed outlets or () when derived from the data)."""
+    section = ((params.get("foresight") or {}).get("split")) or {}
+    listed = tuple(str(source) for source in section.get("test_sources") or ())
+    return bool(listed) or bool(section.get("source_disjoint_test", True)), listed
 
 
 def split_months(params: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -38,7 +54,9 @@ def check_openforesight(
     prompt_fields: Sequence[str] = PROMPT_FIELDS,
     scope: str = "all",
     retrieval: RetrievalContext | None = None,
+    disjoint: tuple[bool, tuple[str, ...]] = (False, ()),
 ) -> StyleReport:
+    """``disjoint``: ``source_disjoint(params)``; when on, no outlet has questions in test and elsewhere."""
     report = StyleReport("openforesight", scope, rows=len(rows))
     report.check("split_windows_ordered", "train months < validation months < test months", _ordered(months))
     report.check("ids_unique", "question_id unique across all splits", unique_ids(rows, "question_id"))
@@ -47,6 +65,12 @@ def check_openforesight(
         "the row's split is the folder it was released in",
         split_matches_folder(rows, "question_id"),
     )
+    if disjoint[0]:
+        report.check(
+            "test_outlets_disjoint",
+            "no outlet has questions both in test and in train/validation (and test only listed outlets)",
+            _outlets_disjoint(rows, disjoint[1]),
+        )
     report.check(
         "resolution_in_split_window", "resolution date falls in a month of its split", _window(rows, months)
     )
@@ -69,8 +93,13 @@ def check_openforesight(
     )
     report.check(
         "answer_not_in_prompt",
-        f"answer absent from {', '.join(prompt_fields)} (folded, whole-token fuzzy, person surname)",
+        f"answer absent from {', '.join(prompt_fields)} (folded, fuzzy, surname, acronym, partial name)",
         _no_leak(rows, prompt_fields),
+    )
+    report.check(
+        "title_free_of_outcome",
+        "no outcome phrase in the title, and no number in it that its source article states",
+        _title_outcomes(rows, articles),
     )
     report.check(
         "cross_question_leak_flagged",
@@ -84,12 +113,14 @@ def check_openforesight(
 
 @dataclass(frozen=True)
 class RetrievalContext:
-    """The FutureSim retrieval rows released beside the splits, the corpus chunks' available days, and
-    the cut-off in months (params ``futuresim.retrieval.cutoff_months``)."""
+    """The FutureSim retrieval rows released beside the splits, the corpus chunks' available days (from the
+    corpus articles, almanac.check.retrieval.corpus_chunk_days), the cut-off in months (params
+    ``futuresim.retrieval.cutoff_months``) and the chunks whose day could not be traced, with why."""
 
     rows: Sequence[Row]
     chunk_days: Mapping[str, date]
     cutoff_months: int
+    chunk_problems: Mapping[str, str] = field(default_factory=dict)
 
 
 def _check_retrieval(report: StyleReport, rows: Sequence[Row], retrieval: RetrievalContext) -> None:
@@ -107,8 +138,8 @@ def _check_retrieval(report: StyleReport, rows: Sequence[Row], retrieval: Retrie
     )
     report.check(
         "retrieval_not_after_cutoff",
-        "every retrieved chunk is a corpus chunk available on or before its question's cut-off",
-        chunk_not_after_cutoff(retrieval.rows, retrieval.chunk_days),
+        "every retrieved chunk is available on or before its question's cut-off (its corpus article's date)",
+        chunk_not_after_cutoff(retrieval.rows, retrieval.chunk_days, retrieval.chunk_problems),
     )
 
 
@@ -118,6 +149,21 @@ def _ordered(months: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str | N
             yield f"{earlier}<{later}", f"{max(months[earlier])} >= {min(months[later])}"
         else:
             yield f"{earlier}<{later}", None
+
+
+def _outlets_disjoint(rows: Sequence[Row], listed: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+    """Each test row whose outlet also has a train/validation row fails, and each of those rows too."""
+    by_outlet: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        by_outlet[str(row.get("news_source"))].add("test" if row.get("split") == "test" else "other")
+    for row in rows:
+        outlet = str(row.get("news_source"))
+        if row.get("split") == "test" and listed and outlet not in listed:
+            yield row["question_id"], f"test outlet {outlet} is not a listed test source"
+        elif by_outlet[outlet] == {"test", "other"}:
+            yield row["question_id"], f"outlet {outlet} is in test and in train/validation"
+        else:
+            yield row["question_id"], None
 
 
 def _window(rows: Sequence[Row], months: Mapping[str, Sequence[str]]) -> Iterator[tuple[str, str | None]]:
@@ -213,13 +259,41 @@ def _text(row: Row, name: str) -> str:
 def _no_leak(rows: Sequence[Row], fields: Sequence[str]) -> Iterator[tuple[str, str | None]]:
     for row in rows:
         person = is_person(row.get("answer_class"), row.get("answer_type"))
+        organisation = is_organisation(row.get("answer_class"), row.get("answer_type"))
         found = None
         for name in fields:
-            how = find_answer(str(row.get("answer") or ""), _text(row, name), person)
+            how = find_answer(str(row.get("answer") or ""), _text(row, name), person, organisation)
             if how is not None:
                 found = f"{name}: {how}"
                 break
         yield row["question_id"], found
+
+
+def _title_outcomes(rows: Sequence[Row], articles: Mapping[str, Mapping[str, Any]]) -> Checked:
+    """The article (published after the question starts) reports the outcome: a count the title shares
+    with it ("41 of 80 seats"), or any outcome phrase ("up from 29", "by 14 votes to 9"), gives it away.
+    Without the article text (imported splits) only the phrases are checked."""
+    for row in rows:
+        title = _text(row, "question_title")
+        phrases = outcome_phrases(title)
+        article_text = str((articles.get(row.get("url") or "") or {}).get("text") or "")
+        shared = [
+            number.text
+            for number in numbers_in(title)
+            if article_text and _states(article_text, number.value)
+        ]
+        if phrases:
+            yield row["question_id"], f"outcome phrase {phrases[0]!r}"
+        elif shared:
+            yield row["question_id"], f"number {shared[0]!r} from the source article"
+        else:
+            yield row["question_id"], None
+
+
+def _states(text: str, value: str) -> bool:
+    """``value`` (digits without thousands commas, or a number word) as a whole number in ``text``."""
+    plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+    return re.search(rf"(?<![\w.]){re.escape(value)}(?![\w]|\.\d)", plain, re.IGNORECASE) is not None
 
 
 def _cross(rows: Sequence[Row], fields: Sequence[str]) -> Iterator[tuple[str, str | None]]:

@@ -4,17 +4,21 @@ The checker's own reading of the rule (README "FutureSim corpus and search"), no
 question's cut-off is ``cutoff_months`` calendar months before the first day its resolution date may mean
 (a day is itself; "2025-07" is July 1), the day clamped to the end of a shorter month; every retrieved chunk
 must be a chunk of the corpus export whose *available* day (its article's last possible publish day) is
-on or before that cut-off.
+on or before that cut-off. That day is the corpus's: the chunk is traced to its article through the chunk
+export (its id must be the content hash of article id, ordinal and text, so an article id cannot be swapped)
+and the article's publish date and precision are read from the corpus files (``data/articles/``), never from
+the chunk table's own ``available_date``, which could be back-dated.
 """
 
 from __future__ import annotations
 
 import calendar
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from almanac.check.dates import as_day
+from almanac.check.dates import article_last_day, as_day
+from almanac.core.ids import content_id
 
 Row = Mapping[str, Any]
 
@@ -65,8 +69,31 @@ def cutoff_follows_rule(
             yield _key(row), None
 
 
+def corpus_chunk_days(
+    chunks: Iterable[Row], articles: Mapping[str, Row]
+) -> tuple[dict[str, date], dict[str, str]]:
+    """(chunk id -> last day its article may be published, chunk id -> why it has no such day).
+
+    ``chunks``: rows of the chunk export (chunk_id, article_id, ordinal, text); ``articles``: corpus rows
+    by article id (publish_date, date_precision)."""
+    days: dict[str, date] = {}
+    problems: dict[str, str] = {}
+    for chunk in chunks:
+        chunk_id, article_id = str(chunk["chunk_id"]), str(chunk["article_id"])
+        article = articles.get(article_id)
+        if content_id(article_id, str(chunk["ordinal"]), str(chunk["text"])) != chunk_id:
+            problems[chunk_id] = f"chunk id is not the hash of article {article_id}, its ordinal and text"
+        elif article is None:
+            problems[chunk_id] = f"article {article_id} is not in the corpus"
+        elif (day := article_last_day(article.get("publish_date"), article.get("date_precision"))) is None:
+            problems[chunk_id] = f"article {article_id} dated {article.get('date_precision')!r}: no last day"
+        else:
+            days[chunk_id] = day
+    return days, problems
+
+
 def chunk_not_after_cutoff(
-    retrieval: Sequence[Row], chunk_days: Mapping[str, date]
+    retrieval: Sequence[Row], chunk_days: Mapping[str, date], problems: Mapping[str, str] | None = None
 ) -> Iterator[tuple[str, str | None]]:
     """Each retrieved chunk is a chunk of the corpus export available on or before the row's cut-off
     (the corpus's date, not the row's own claim, decides)."""
@@ -75,7 +102,10 @@ def chunk_not_after_cutoff(
             continue  # the placeholder of a question with no chunk: nothing shown
         cutoff = as_day(row.get("cutoff_date"))
         available = chunk_days.get(str(row.get("chunk_id")))
-        if available is None:
+        problem = (problems or {}).get(str(row.get("chunk_id")))
+        if problem is not None:
+            yield _key(row), problem
+        elif available is None:
             yield _key(row), f"chunk {row.get('chunk_id')} is not in the corpus export"
         elif cutoff is None or available > cutoff:
             yield _key(row), f"chunk available {available} after the cut-off {cutoff}"

@@ -8,15 +8,19 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from almanac.check.cross_style import check_cross_style
+from almanac.check.dates import article_last_day
 from almanac.check.futuresim import check_futuresim
 from almanac.check.futurex import Sources, check_futurex
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import Windows, check_openforecast
-from almanac.check.openforesight import RetrievalContext, check_openforesight, split_months
+from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
-from almanac.check.retrieval import cutoff_months
+from almanac.check.retrieval import corpus_chunk_days, cutoff_months
 from almanac.core import layout
 from almanac.core.ids import content_id
+from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
+from almanac.crossstyle.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
 from almanac.reports.visibility import prompt_fields
 
 STYLES = ("openforesight", "openforecast", "mirai", "futuresim", "futurex")
@@ -73,13 +77,22 @@ def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir
     articles: dict[str, dict[str, Any]] | None = None
     if splits_dir is None:
         articles = {}
+        cited = sorted({str(row["url"]) for row in rows if row.get("url")})
         for path in sorted((root / layout.articles_dir()).glob("*.parquet")):
             names = set(pq.read_schema(path).names)
             for article in _rows(path, [name for name in ARTICLE_DATE_COLUMNS if name in names]):
                 articles[str(article["url"])] = article
+            if "text" in names and cited:  # the cited articles' text, for numbers a title took from it
+                texts = pq.read_table(path, columns=["url", "text"], filters=[("url", "in", cited)])
+                for url, text in zip(
+                    texts.column("url").to_pylist(), texts.column("text").to_pylist(), strict=True
+                ):
+                    articles[str(url)]["text"] = text
     fields = prompt_fields("openforesight")
     retrieval = None if splits_dir is not None else _retrieval(root, pattern, params)
-    return check_openforesight(rows, split_months(params), articles, fields, month, retrieval)
+    return check_openforesight(
+        rows, split_months(params), articles, fields, month, retrieval, source_disjoint(params)
+    )
 
 
 def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> RetrievalContext | None:
@@ -89,12 +102,24 @@ def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> Retrieval
         return None
     files = sorted(path for split in SPLITS for path in (folder / split).glob(pattern))
     rows = [row for path in files for row in _rows(path)]
-    chunk_days = {
-        str(row["chunk_id"]): row["available_date"]
+    shown = {str(row["chunk_id"]) for row in rows if row.get("chunk_id")}
+    chunks = [
+        row
         for path in sorted((root / layout.futuresim_chunks_dir()).glob("*.parquet"))
-        for row in _rows(path, ["chunk_id", "available_date"])
+        for row in _rows(path, ["chunk_id", "article_id", "ordinal", "text"])
+        if str(row["chunk_id"]) in shown
+    ]
+    days, problems = corpus_chunk_days(chunks, _corpus_dates(root))
+    return RetrievalContext(rows, days, cutoff_months(params), problems)
+
+
+def _corpus_dates(root: Path) -> dict[str, dict[str, Any]]:
+    """Article id -> its publish date and precision, from the corpus files (not from any export)."""
+    return {
+        str(row["id"]): row
+        for path in sorted((root / layout.articles_dir()).glob("*.parquet"))
+        for row in _rows(path, ["id", "publish_date", "date_precision"])
     }
-    return RetrievalContext(rows, chunk_days, cutoff_months(params))
 
 
 def _openforecast(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
@@ -143,11 +168,11 @@ def _futuresim(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport
         rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
         kept = {row["question_id"] for row in rows}
         evidence = [row for row in evidence if row["question_id"] in kept]
+    # An article without a last day (unknown precision) is left out: its evidence is then untraceable.
     articles = {
-        str(row["id"]): row["publish_date"].date()
-        for path in sorted((root / layout.articles_dir()).glob("*.parquet"))
-        for row in _rows(path, ["id", "publish_date"])
-        if row["publish_date"] is not None
+        article_id: day
+        for article_id, row in _corpus_dates(root).items()
+        if (day := article_last_day(row["publish_date"], row["date_precision"])) is not None
     }
     return check_futuresim(rows, evidence, split_months(params), articles, scope=month)
 
@@ -165,7 +190,9 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         str(row["question_id"]): row
         for split in SPLITS
         for path in sorted((folder / split).glob("*.parquet"))
-        for row in _rows(path, ["question_id", "answer", "question_start_date", "resolution_date"])
+        for row in _rows(
+            path, ["question_id", "answer", "question_start_date", "resolution_date", "split", "url"]
+        )
     }
     day_pairs: dict[str, set[str]] = {}
     for quad in _rows(root / layout.gdelt_quads(), ["date", "subject", "relation", "object"]):
@@ -182,8 +209,52 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         if wanted:
             leakage = _rows(root / layout.foresight_path("leakage", name))
             numeric.update({row["question_id"]: row for row in leakage if row["question_id"] in wanted})
+    candidates = {
+        str(row["question_id"]): row
+        for name in (str(month) for month in params.get("months") or ())
+        if (root / layout.foresight_path("qgen", name)).is_file()
+        for row in _rows(
+            root / layout.foresight_path("qgen", name), ["question_id", "answer", "article_publish_date"]
+        )
+    }
+    test_months = frozenset(
+        str(m) for m in ((params.get("foresight") or {}).get("split") or {}).get("test_months") or ()
+    )
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
-    return check_futurex(rows, Sources(questions, day_pairs, numeric), cap, scope=month)
+    sources = Sources(questions, day_pairs, numeric, candidates, test_months)
+    return check_futurex(rows, sources, cap, scope=month)
+
+
+def cross_style(params: Mapping[str, Any], root: Path = Path(".")) -> StyleReport:
+    """Every released row of every built style, compared across styles (``almanac check all``)."""
+    rows: list[ReleasedRow] = []
+    marks: dict[tuple[str, str], str | None] = {}
+
+    def add(row: ReleasedRow | None, record: Mapping[str, Any]) -> None:
+        if row is not None:
+            rows.append(row)
+            marks[(row.style, row.row_id)] = record.get(MARK_COLUMN)
+
+    splits = root / layout.foresight_splits_dir()
+    for path in sorted(path for split in SPLITS for path in (splits / split).glob("*.parquet")):
+        for record in _rows(path):
+            add(foresight_row(record), record)
+    futuresim = root / layout.futuresim_questions_dir()
+    for split in SPLITS:
+        if (futuresim / f"{split}.parquet").is_file():
+            for record in _rows(futuresim / f"{split}.parquet"):
+                add(foresight_row({**record, "split": record.get("split") or split}, "futuresim"), record)
+    events = root / layout.event_splits_dir()
+    for path in sorted(path for split in SPLITS for path in (events / split).glob("*.parquet")):
+        for record in _rows(path):
+            add(openforecast_row(record), record)
+    for path in sorted((root / layout.mirai_queries_dir()).glob("*.parquet")):
+        for record in _rows(path):
+            add(mirai_row(record), record)
+    for path in sorted((root / layout.futurex_tiers_dir()).glob("level*.parquet")):
+        for record in _rows(path):
+            add(futurex_row(record), record)
+    return check_cross_style(rows, marks, parse_cross_style(params))
 
 
 def run_checks(
@@ -193,4 +264,8 @@ def run_checks(
     root: Path = Path("."),
     splits_dir: Path | None = None,
 ) -> list[StyleReport]:
-    return [check_style(style, month, params, root, splits_dir) for style in styles]
+    """Each style's report; with every style asked for (``check all``), the cross-style report last."""
+    reports = [check_style(style, month, params, root, splits_dir) for style in styles]
+    if set(styles) == set(STYLES) and splits_dir is None:
+        reports.append(cross_style(params, root))
+    return reports

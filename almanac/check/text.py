@@ -1,8 +1,14 @@
 """Does an answer appear in a text? Whole tokens only, after folding case and diacritics.
 
-Three ways to appear: the answer's tokens in a row (exact after folding); a run of as many tokens that is
-nearly the answer (fuzzy, for spelling variants and inflections such as "Whitcombe's"); or, for a person,
-the surname alone. Matching never looks inside a word, so "Alder" is not found in "Alderney".
+Five ways to appear: the answer's tokens in a row (exact after folding); a run of as many tokens that is
+nearly the answer (fuzzy, for spelling variants and inflections such as "Whitcombe's"); for a person, the
+surname alone; for a multi-word name that is not a person, its initials (case-sensitive, "NGF" or "N.G.F."
+for "Northern Games Federation"); for an organisation, a distinctive part of its name ("Northern Games",
+or a first word that is a proper name, "Brennford" of "Brennford Grammar School", case-sensitive). Matching
+never looks inside a word, so "Alder" is not found in "Alderney".
+
+Which names are persons, and which parts of a name are distinctive, is almanac.core.names: the same rules
+as the pipeline's leakage re-scan, so "School" is never a surname of "The Cathedral School" here either.
 """
 
 from __future__ import annotations
@@ -13,11 +19,14 @@ from collections.abc import Sequence
 
 from rapidfuzz.fuzz import ratio
 
+from almanac.core.names import acronym, distinctive_parts, person_like, without_article
+
 TOKEN = re.compile(r"\w+", re.UNICODE)
 LEADING_ARTICLES = frozenset({"the", "a", "an"})
 FUZZY_MIN_CHARS = 5  # shorter answers are matched exactly: one letter off is another word
 FUZZY_THRESHOLD = 90.0
 PERSON_CLASSES = frozenset({"name", "person"})
+ORGANISATION_CLASSES = frozenset({"organization", "organisation", "team", "brand"})
 MIN_SURNAME_CHARS = 3
 
 
@@ -44,8 +53,26 @@ def is_person(answer_class: str | None, answer_type: str | None) -> bool:
     return "person" in (answer_type or "").casefold()
 
 
-def find_answer(answer: str, text: str, person: bool) -> str | None:
-    """How the answer appears in ``text`` ("exact", "fuzzy: ...", "surname: ..."), or None."""
+def is_organisation(answer_class: str | None, answer_type: str | None) -> bool:
+    if (answer_class or "").strip().casefold() in ORGANISATION_CLASSES:
+        return True
+    kind = (answer_type or "").casefold()
+    return any(name in kind for name in ORGANISATION_CLASSES)
+
+
+def _acronym_pattern(initials: str) -> re.Pattern[str]:
+    dotted = r"\.?".join(re.escape(letter) for letter in initials)
+    return re.compile(rf"(?<![\w.]){dotted}\.?(?!\w)")
+
+
+def _proper_word(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+
+
+def find_answer(answer: str, text: str, person: bool, organisation: bool = False) -> str | None:
+    """How the answer appears in ``text`` ("exact", "fuzzy: ...", "surname: ...", "acronym: ...",
+    "partial: ..."), or None. ``person`` and ``organisation`` are the declared class; a declared person
+    whose name reads as an institution ("The Cathedral School") gets no surname alias."""
     wanted = answer_tokens(answer)
     if not wanted:
         return None
@@ -60,9 +87,26 @@ def find_answer(answer: str, text: str, person: bool) -> str | None:
             candidate = " ".join(window)
             if ratio(joined, candidate) >= FUZZY_THRESHOLD:
                 return f"fuzzy: {candidate!r}"
+    person = person and person_like(answer)
     if person and size >= 2 and len(wanted[-1]) >= MIN_SURNAME_CHARS and wanted[-1] in words:
         return f"surname: {wanted[-1]!r}"
+    if not person:
+        initials = acronym(without_article(answer.split()))
+        if initials is not None and _acronym_pattern(initials).search(text):
+            return f"acronym: {initials!r}"
+    if organisation:
+        parts, single = distinctive_parts(answer)
+        for part in parts:
+            if _window_in(tokens(part), words):
+                return f"partial: {part!r}"
+        if single is not None and _proper_word(single).search(text):
+            return f"partial: {single!r}"
     return None
+
+
+def _window_in(wanted: list[str], words: list[str]) -> bool:
+    size = len(wanted)
+    return any(words[start : start + size] == wanted for start in range(len(words) - size + 1))
 
 
 def ngram_index(answers: Sequence[tuple[str, tuple[str, ...]]]) -> dict[tuple[str, ...], list[str]]:

@@ -10,6 +10,7 @@ skip it, and the next write of the same target removes it (see :func:`remove_lef
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
@@ -90,6 +91,11 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     try:
         yield temp
         os.replace(temp, target)
+    except OSError as error:
+        if error.errno in (errno.ENOSPC, errno.EDQUOT) and not error.filename:
+            # A full disk says so without a path (a write or close fails): name the file being written.
+            raise OSError(error.errno, error.strerror or os.strerror(error.errno), str(target)) from error
+        raise
     finally:
         temp.unlink(missing_ok=True)
 

@@ -7,6 +7,7 @@ byte-identical however many workers ran, and on which executor).
 
 from __future__ import annotations
 
+import atexit
 import functools
 import inspect
 import ipaddress
@@ -22,7 +23,16 @@ from typing import Any, TypeVar
 import numpy as np
 
 from almanac.core.progress import Bar, progress
-from almanac.core.ray_cluster import LOOPBACK, read_cluster, use_loopback_and_token
+from almanac.core.ray_cluster import (
+    LOOPBACK,
+    private_temp_dir,
+    private_umask,
+    ray_temp_dir,
+    read_cluster,
+    remove_temp_dir,
+    seal_temp_dir,
+    use_loopback_and_token,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -74,21 +84,37 @@ def init_ray(config: RayConfig) -> None:
         return
     # The token comes from the environment (RAY_AUTH_TOKEN) or is made here, for this process only.
     use_loopback_and_token(os.environ.get("RAY_AUTH_TOKEN") or secrets.token_hex(32))
+    # A temp folder of its own (in a 0700 holder, removed at exit), not the shared /tmp/ray: its sessions,
+    # logs and sockets are this process's; umask 077 while Ray starts and a seal once it is up make every
+    # folder and socket there this user's only (Ray itself makes them 0777; see ray_cluster).
+    temp_dir = private_temp_dir()
+    atexit.register(_stop_private_ray, temp_dir)  # runs before Ray's own exit hook (atexit is LIFO)
     # address="local": never join a cluster found through RAY_ADDRESS or /tmp/ray (only ray.address does).
-    context = ray.init(
-        address="local",
-        num_cpus=config.num_cpus or os.cpu_count() or 1,
-        object_store_memory=config.object_store_mb * 2**20,
-        include_dashboard=False,
-        dashboard_host=LOOPBACK,
-        logging_level=logging.WARNING,
-        _node_ip_address=LOOPBACK,
-    )
+    with private_umask():
+        context = ray.init(
+            address="local",
+            num_cpus=config.num_cpus or os.cpu_count() or 1,
+            object_store_memory=config.object_store_mb * 2**20,
+            include_dashboard=False,
+            dashboard_host=LOOPBACK,
+            logging_level=logging.WARNING,
+            _node_ip_address=LOOPBACK,
+            _temp_dir=ray_temp_dir(temp_dir),
+        )
+    seal_temp_dir(temp_dir)
     node_ip = str(context.address_info.get("node_ip_address", ""))
     if not ipaddress.ip_address(node_ip).is_loopback:
         ray.shutdown()
         raise RuntimeError(f"local Ray took node address {node_ip}, not loopback: refusing to run on it")
     _log.info("started local Ray on %s (%s)", node_ip, _cpus())
+
+
+def _stop_private_ray(temp_dir: str) -> None:
+    """At exit: stop the private Ray, then remove its temp folder (only the one mkdtemp made for it)."""
+    import ray
+
+    ray.shutdown()
+    remove_temp_dir(Path(temp_dir))
 
 
 def _cpus() -> str:

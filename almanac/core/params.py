@@ -15,18 +15,44 @@ from typing import Any, TypeVar
 
 import yaml
 
-from almanac.core.months import validate_months
+from almanac.core.months import parse_month, validate_months
+from almanac.core.params_rules import validate_params
+from almanac.core.params_schema import ParamsError
 
 T = TypeVar("T")
 DEFAULT_PARAMS = Path("params.yaml")
 
 
 def load_params(path: str | Path = DEFAULT_PARAMS) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle) or {}
+    """The params file, validated whole (``almanac.core.params_schema``): a bad value anywhere stops
+    every command and stage at start-up with one line naming the key, not a stage later on."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle) or {}
+    except yaml.YAMLError as error:
+        raise ParamsError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: top level must be a mapping")
+        raise ParamsError(f"{path}: top level must be a mapping")
+    validate_params(data, str(path))
     return data
+
+
+def checked_month(month: str, params: Mapping[str, Any] | None, allow_all: bool = True) -> str:
+    """``month`` when it is ``YYYY-MM`` (or "all") and one of params' months or ccnews_months; else a
+    ParamsError. Checked before any path is built from it (``--month ../../x`` names no folder)."""
+    if allow_all and month == "all":
+        return month
+    try:
+        parse_month(month)
+    except ValueError as error:
+        raise ParamsError(f"--month {month!r}: {error}") from None
+    if params is not None and ("months" in params or "ccnews_months" in params):
+        # (A params file without either names no months to hold --month to: a test's small file.)
+        listed = months_in_scope(params) if "months" in params else []
+        known = sorted(set(listed) | set(ccnews_months(params)))
+        if month not in known:
+            raise ParamsError(f"--month {month} is not in params.yaml months or ccnews_months {known}")
+    return month
 
 
 def months_in_scope(params: Mapping[str, Any]) -> list[str]:
@@ -41,7 +67,7 @@ def ccnews_months(params: Mapping[str, Any]) -> list[str]:
 
     A missing key means every month in scope, as before the key existed; an empty list is a choice.
     """
-    months = params.get("ccnews_months", months_in_scope(params))
+    months = params["ccnews_months"] if "ccnews_months" in params else months_in_scope(params)
     if not isinstance(months, list):
         raise ValueError("params.yaml: 'ccnews_months' must be a list like ['2025-05'] (or [] for none)")
     return validate_months([str(month) for month in months])
@@ -63,17 +89,21 @@ def parse_section(cls: type[T], params: Mapping[str, Any], name: str) -> T:
     """Build ``cls`` (a frozen dataclass) from ``params[name]``; lists become tuples."""
     raw = params.get(name) or {}
     if not isinstance(raw, Mapping):
-        raise ValueError(f"params.yaml: section {name!r} must be a mapping")
+        raise ParamsError(f"params.yaml: section {name!r} must be a mapping")
     known = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(raw) - set(known))
     if unknown:
-        raise ValueError(f"params.yaml: section {name!r} has unknown keys {unknown}; known: {sorted(known)}")
+        raise ParamsError(f"params.yaml: section {name!r} has unknown keys {unknown}; known: {sorted(known)}")
     hints = typing.get_type_hints(cls)
     values = {key: _coerce(value, hints[key], f"{name}.{key}") for key, value in raw.items()}
     try:
         return cls(**values)
     except TypeError as error:  # a required key is missing
-        raise ValueError(f"params.yaml: section {name!r}: {error}") from error
+        raise ParamsError(f"params.yaml: section {name!r}: {error}") from error
+    except ValueError as error:  # the section's own checks (__post_init__)
+        if type(error) is not ValueError:  # ParamsError, or a kind callers tell apart (LLMConfigError)
+            raise
+        raise ParamsError(f"params.yaml: section {name!r}: {' '.join(str(error).split())}") from error
 
 
 def _coerce(value: Any, hint: Any, where: str) -> Any:
@@ -82,12 +112,14 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
     origin = typing.get_origin(hint)
     if origin is tuple:
         if not isinstance(value, list | tuple):
-            raise ValueError(f"params.yaml: {where} must be a list")
+            raise ParamsError(f"params.yaml: {where} must be a list")
         return tuple(value)
     if origin in (typing.Union, types.UnionType):
         return value
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if hint in (int, float) and isinstance(value, bool):  # YAML `true` is an int to Python, not to us
+        raise ParamsError(f"params.yaml: {where} must be {hint.__name__}, got {value!r}")
     if hint in (int, float, str, bool) and not isinstance(value, hint):
-        raise ValueError(f"params.yaml: {where} must be {hint.__name__}, got {value!r}")
+        raise ParamsError(f"params.yaml: {where} must be {hint.__name__}, got {value!r}")
     return value

@@ -21,10 +21,12 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -35,6 +37,7 @@ from almanac.core.stage import StageError
 
 TEMP_PARENT = "/tmp"  # short: Ray's socket paths live in the temp folder
 TEMP_PREFIX = "almanac-ray-"
+PRIVATE_UMASK = 0o077  # Ray's folders and sockets readable by this user only
 
 LOOPBACK = "127.0.0.1"
 START_TIMEOUT_S = 120.0
@@ -106,10 +109,11 @@ def start_cluster(root: Path, num_cpus: int, object_store_mb: int) -> ProjectClu
             stop_cluster(root)  # leftovers of a dead cluster: clear them before starting afresh
     port = _free_port()
     token = secrets.token_hex(32)
-    temp_dir = tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=TEMP_PARENT)  # short: Ray's socket paths live here
+    temp_dir = private_temp_dir()
     command = [
         str(Path(sys.executable).with_name("ray")), "start", "--head", "--port", str(port),
-        "--include-dashboard", "false", "--temp-dir", temp_dir, *_node_args(num_cpus, object_store_mb),
+        "--include-dashboard", "false", "--temp-dir", ray_temp_dir(temp_dir),
+        *_node_args(num_cpus, object_store_mb),
     ]  # fmt: skip
     head = _start_node(command, token, Path(temp_dir) / "head.log")
     cluster = ProjectCluster(f"{LOOPBACK}:{port}", token, temp_dir, (head,))
@@ -119,6 +123,7 @@ def start_cluster(root: Path, num_cpus: int, object_store_mb: int) -> ProjectClu
     except ClusterError:
         stop_cluster(root)
         raise
+    seal_temp_dir(temp_dir)
     return cluster
 
 
@@ -134,6 +139,7 @@ def add_node(root: Path, num_cpus: int, object_store_mb: int) -> ProjectCluster:
     cluster = ProjectCluster(cluster.address, cluster.token, cluster.temp_dir, (*cluster.nodes, node))
     _write_state(root / ray_cluster_file(), cluster)
     _wait_ready(node)
+    seal_temp_dir(cluster.temp_dir)
     return cluster
 
 
@@ -160,14 +166,53 @@ def stop_cluster(root: Path = Path()) -> int:
     for process in alive:
         process.kill()
     psutil.wait_procs(alive, timeout=STOP_TIMEOUT_S)
-    _remove_temp_dir(Path(raw["temp_dir"]))
+    remove_temp_dir(Path(raw["temp_dir"]))
     path.unlink()
     return len(_unique(targets))
 
 
-def _remove_temp_dir(folder: Path) -> None:
-    """Remove the cluster's Ray temp folder, only if it is one ``start_cluster`` made (mkdtemp under
-    /tmp with our prefix, ours, a real folder): the state file is edited by hand at times."""
+def private_temp_dir() -> str:
+    """A fresh holder for a Ray temp folder, 0700 (mkdtemp): short, since Ray's socket paths live in it.
+
+    Ray's own folder is ``<holder>/ray`` (:func:`ray_temp_dir`): Ray chmods every folder it makes
+    (the temp folder itself, sessions, sockets/, logs/, runtime_resources/) to 0777, so the holder,
+    which Ray never touches, is what keeps other users out whatever Ray does inside;
+    :func:`seal_temp_dir` then takes the 0777 back.
+    """
+    return tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=TEMP_PARENT)
+
+
+def ray_temp_dir(holder: str) -> str:
+    return os.path.join(holder, "ray")
+
+
+def seal_temp_dir(holder: str) -> None:
+    """Every folder below ``holder`` back to 0700 once Ray is up (Ray made them 0777 on purpose, to share
+    /tmp/ray between users); links are not followed, and only this user's folders are touched."""
+    for parent, dirs, _ in os.walk(holder):  # os.walk does not descend into linked folders
+        for name in [".", *dirs]:
+            path = os.path.join(parent, name)
+            with contextlib.suppress(OSError):
+                info = os.lstat(path)
+                if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+                    os.chmod(path, 0o700, follow_symlinks=False)
+
+
+@contextlib.contextmanager
+def private_umask() -> Iterator[None]:
+    """umask 077 while Ray starts: the files and sockets it makes (and its processes, which inherit the
+    umask, make later) are this user's only; folders Ray chmods itself are sealed by seal_temp_dir."""
+    previous = os.umask(PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def remove_temp_dir(folder: Path) -> None:
+    """Remove a Ray temp folder, only if it is one :func:`private_temp_dir` made (mkdtemp under /tmp
+    with our prefix, ours, a real folder): the state file is edited by hand at times. rmtree does not
+    follow symlinks inside it."""
     made_by_us = (
         folder.parent == Path(TEMP_PARENT)
         and folder.name.startswith(TEMP_PREFIX)
@@ -199,7 +244,12 @@ def _start_node(command: list[str], token: str, log: Path) -> Node:
     with log.open("w", encoding="utf-8") as handle:
         # Its own session: the node outlives `make ray-up` and a Ctrl-C in the terminal that started it.
         popen = subprocess.Popen(
-            command, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            env=env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            umask=PRIVATE_UMASK,  # every folder the node makes in its temp folder is 0700
         )
     return Node(popen.pid, psutil.Process(popen.pid).create_time(), str(log))
 

@@ -1,28 +1,32 @@
-"""One record's exception is that record's reject, never its stage's failure.
+"""What one record raised, as a reject row's detail: the exception's class and the start of its message.
 
-Real inputs hold pages and lines that no parser was written for (a JSON line nested 100,000 deep, a date
-at the end of year 9999, a charset label naming a codec that is not a text encoding). A reader or a step
-that handles one record at a time catches whatever that record raises and files it as a reject with reason
-``record_error`` and the exception's class and message, then goes on with the next record.
+Readers catch any exception raised while handling one record (a page, a line) and file it as that
+record's reject, so one bad record never stops a stage; infrastructure faults (disk, permissions, an
+interrupted process) are raised outside the per-record code and still stop it.
 
-Only faults of the machine, not of the record, stop a stage: an interrupted process (KeyboardInterrupt and
-SystemExit are not ``Exception``s, so they are never caught here) and :class:`MemoryError`, which the size
-caps are there to make impossible, so that one means a cap is wrong and must be seen.
+KeyboardInterrupt and SystemExit are not ``Exception``s, so a per-record ``except Exception`` never
+catches them; :func:`reraise_infrastructure` also lets :class:`MemoryError` through, which the size caps
+are there to make impossible, so that one means a cap is wrong and must be seen.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-RECORD_ERROR: Final = "record_error"
-_MAX_DETAIL_CHARS: Final = 300
+MESSAGE_CHARS = 300  # a message can quote the whole record (a 1 MB line); the class and its start say why
+RECORD_ERROR: Final = "record_error"  # the reject reason of the CC-News readers, page archives and fetcher
 
 
-def record_error_detail(error: BaseException) -> str:
-    """``<class>: <first line of the message>``, at most a few hundred characters."""
-    message = str(error).strip().splitlines()
-    detail = f"{type(error).__name__}: {message[0]}" if message else type(error).__name__
-    return detail if len(detail) <= _MAX_DETAIL_CHARS else detail[: _MAX_DETAIL_CHARS - 3] + "..."
+def describe_error(error: BaseException, limit: int = MESSAGE_CHARS) -> str:
+    """``"ValueError: first line of the message"``, cut to ``limit`` characters of message."""
+    try:
+        text = str(error)
+    except Exception:  # a broken __str__ must not escape the reject path
+        text = ""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if len(first) > limit:
+        first = first[:limit] + "..."
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 def reraise_infrastructure(error: BaseException) -> None:

@@ -21,10 +21,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from almanac.core.errors import debug_enabled, describe, is_environment_failure
 from almanac.core.io import write_json, write_parquet
 from almanac.core.layout import timings_path
 from almanac.core.metrics import write_metrics
-from almanac.core.params import load_params
+from almanac.core.params import checked_month, load_params
+from almanac.core.params_schema import ParamsError
 from almanac.core.progress import configure_progress
 from almanac.core.rejects import StageLedger
 
@@ -40,14 +42,23 @@ class StageError(RuntimeError):
     """
 
 
-def parse_stage_args(description: str, per_month: bool) -> tuple[argparse.Namespace, dict[str, Any]]:
+def parse_stage_args(
+    description: str, per_month: bool, allow_all: bool = False
+) -> tuple[argparse.Namespace, dict[str, Any]]:
+    """The stage's arguments and its validated params; ``--month`` must be ``YYYY-MM`` and one of params'
+    months (or "all" where ``allow_all``: the report stages) before any path is built from it."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     if per_month:
         parser.add_argument("--month", required=True, help="month to build, e.g. 2025-05")
     args = parser.parse_args()
-    label = Path(sys.argv[0]).stem + (f"@{args.month}" if per_month else "")
+    stem = Path(sys.argv[0]).stem
+    # One line for a bad --month or params value too: the hook is set before either is read.
+    report_stage_errors_in_one_line(stem + (f"@{args.month}" if per_month else ""))
     params = load_params(args.params)
+    if per_month:
+        checked_month(args.month, params, allow_all=allow_all)
+    label = stem + (f"@{args.month}" if per_month else "")
     start_stage(label, params)
     return args, params
 
@@ -62,24 +73,31 @@ def start_stage(label: str, params: Mapping[str, Any]) -> None:
 
 
 def report_stage_errors_in_one_line(label: str) -> None:
-    """Print an uncaught :class:`StageError` as ``<label>: <message>`` (exit status 1, no traceback).
+    """Print a failure the user can cause or fix as ``<label>: <message>`` (exit status 1, no traceback).
 
-    A hook rather than a try block in every stage ``main``: every stage that parses its arguments here
-    gets it, and any other exception still prints its full traceback (that one is a bug).
+    That is a :class:`StageError` (endpoint, key, quota), a bad params value or ``--month``
+    (:class:`ParamsError`), a full disk (naming the path) and a network failure (naming the host), each
+    redacted (``almanac.core.errors``). A hook rather than a try block in every stage ``main``: every
+    stage that parses its arguments here gets it. Any other exception still prints its full traceback
+    (that one is a bug), and so does everything with ``ALMANAC_DEBUG=1``.
     """
-    previous = sys.excepthook
+    previous = getattr(sys.excepthook, "almanac_previous", sys.excepthook)
 
     def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
-        if isinstance(error, StageError):
-            print(f"{label}: {one_line(str(error))}", file=sys.stderr, flush=True)
+        if is_user_facing(error) and not debug_enabled():
+            print(f"{label}: {describe(error)}", file=sys.stderr, flush=True)
         else:
             previous(kind, error, trace)
 
+    hook.almanac_previous = previous  # type: ignore[attr-defined]
     sys.excepthook = hook
 
 
-def one_line(text: str) -> str:
-    return " ".join(text.split())
+def is_user_facing(error: BaseException) -> bool:
+    """Whether ``error`` is one the user caused or can fix (one line), not a bug (a traceback)."""
+    if isinstance(error, StageError | ParamsError):
+        return True
+    return is_environment_failure(error)
 
 
 def finish_stage(

@@ -4,6 +4,9 @@ An item is one sample of any task. A sample that breaks an invariant is a reject
 ``unknown_split`` / ``split_mismatch`` (its split is not the window of its cut day),
 ``duplicate_sample_id``, ``undated_event`` (an event shown or asked without a day, month or year),
 ``background_after_cut`` (a background event whose date interval does not end before T_k),
+``background_names_late_date`` (a background event whose text names a day or month, such as "fixes 4 May
+as polling day", that does not end before T_k: almanac.core.date_mentions, the year of a yearless date
+taken from the event's own date),
 ``target_before_cut`` (a target whose interval starts before T_k), ``target_outside_window`` (a
 target not wholly inside its split's window), ``inconsistent_options`` (MCNC/MCAC options not four,
 or the recorded gold not where the index says), ``negative_is_true_event`` (an MCNC negative that
@@ -21,6 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.core.date_mentions import dates_named
 from almanac.core.io import atomic_dir, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
@@ -132,6 +136,9 @@ def violation(
         span = date_span(event)
         if span is not None and span[1] >= cut:
             return "background_after_cut", f"background event {event['event_id']} dated {event['date']}"
+        late = [m.text for m in dates_named(str(event["text"]), span[0]) if m.last >= cut] if span else []
+        if late:
+            return "background_names_late_date", f"background event {event['event_id']} names {late[0]!r}"
     for event in _targets(row):
         span = date_span(event)
         if span is not None and span[0] < cut:

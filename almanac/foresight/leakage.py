@@ -1,9 +1,11 @@
-"""Leakage fixing: the editor role rewrites revealing spans, then a deterministic re-scan decides.
+"""Leakage fixing: the editor role rewrites revealing spans, then deterministic passes decide.
 
-The LLM pass may only change the background and the resolution criteria (the task's output has no
-other fields, so the title, answer and dates cannot change). Whatever it misses, the string re-scan
-catches: a question whose text still contains the answer (exactly, folded, as an alias or fuzzily)
-is dropped, with the kind of match as the reason.
+The LLM pass may change the background, the resolution criteria and the title's outcome details (a
+title edit that loses a date the title names is ignored; answer and dates cannot change). Then, on
+every backend, a rule pass removes outcome details from the title (almanac.core.outcomes: "up from
+29", "by 14 votes to 9", counts), and whatever is missed the string re-scan catches: a question whose
+text still contains the answer (exactly, folded, as an alias, a distinctive part or fuzzily) is dropped,
+with the kind of match as the reason, and so is a title that still states an outcome phrase.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.core.outcomes import outcome_phrases, strip_outcomes
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step, of_first
 from almanac.foresight.answer_types import declared_answer_class
@@ -40,6 +43,8 @@ def fix_leakage(
     items = [leakage_item(row["question_id"], as_generated(row)) for row in rows]
     results = run_task(llm.role(config.role), LEAKAGE, items, cache, ledger, llm.prompts_dir)
     edited = 0
+    ledger.count("title_outcomes_removed", "editor", 0)
+    ledger.count("title_outcomes_removed", "rule_pass", 0)
 
     def decide(pair: tuple[dict[str, Any], TaskResult[Any]]) -> dict[str, Any] | Drop:
         nonlocal edited
@@ -50,14 +55,24 @@ def fix_leakage(
         assert isinstance(edit, LeakageEdit)
         if edit.leak_found:
             edited += 1
+            if edit.question_title:
+                ledger.count("title_outcomes_removed", "editor")
             row = {
                 **row,
+                "question_title": edit.question_title or row["question_title"],
                 "background": edit.background,
                 "resolution_criteria": edit.resolution_criteria,
                 "leakage_edited": True,
             }
         else:
             row = {**row, "leakage_edited": False}
+        title = strip_outcomes(row["question_title"])
+        if title != row["question_title"]:
+            row = {**row, "question_title": title, "leakage_edited": True}
+            ledger.count("title_outcomes_removed", "rule_pass")
+        left = outcome_phrases(title)
+        if left:
+            return Drop("title_outcome", f"title still states {left[0]!r}")
         texts = {name: row[name] for name in config.scan.fields}
         # The declared type is enough to pick aliases (surname, acronym); classification comes later.
         answer_class = declared_answer_class(row["answer"], row["answer_type"])

@@ -17,6 +17,9 @@ False-positive risks, accepted because a dropped question costs less than a leak
   side. A word of the text cut short ("Par-led" for "Party") does not match.
 * alias: only a person's name gives a surname alias; a name that starts with "The" or holds an
   organisation word ("The Whitfield School") is not treated as a person whatever its declared type.
+* partial: an organisation's distinctive part ("Northern Games" of "Northern Games Federation", or
+  "Whitfield" of "The Whitfield School", case-sensitive) counts as the answer; parts made only of generic
+  words ("School", "National Party") never do (almanac.core.names, shared with ``almanac check``).
 
 Known misses: surnames shorter than ``min_alias_chars``, family-name-first names ("Xi Jinping" gives
 the alias "Jinping"), nicknames, translations, and paraphrases ("the French capital" for "Paris").
@@ -31,8 +34,8 @@ from itertools import permutations
 
 from rapidfuzz import fuzz
 
+from almanac.core.names import acronym, distinctive_parts, person_like, surnames
 from almanac.core.text import contains_phrase, fold
-from almanac.foresight.type_check import has_organisation_word
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class LeakageScanConfig:
 
 @dataclass(frozen=True)
 class LeakHit:
-    kind: str  # "exact" | "folded" | "alias" | "fuzzy"
+    kind: str  # "exact" | "folded" | "alias" | "partial" | "fuzzy"
     field: str
     matched: str
 
@@ -62,64 +65,11 @@ class _Alias:
     acronym: bool
 
 
-_PARTICLES = frozenset(
-    [
-        "van",
-        "von",
-        "de",
-        "der",
-        "den",
-        "del",
-        "della",
-        "di",
-        "da",
-        "du",
-        "dos",
-        "das",
-        "do",
-        "la",
-        "le",
-        "al",
-        "el",
-        "bin",
-        "ibn",
-        "ben",
-        "ter",
-        "ten",
-        "st",
-        "st.",
-    ]
-)
-_NAME_SUFFIXES = frozenset(["jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "phd", "md"])
-_ACRONYM_STOPWORDS = frozenset(["of", "the", "and", "for", "in", "on", "at", "to", "a", "an", "&", "de"])
 # Classes whose multi-word answers are commonly shortened to initials; None means "not classified".
 _ACRONYM_CLASSES = frozenset(("organization", "country", "location", "team", "brand", None))
+# Classes whose names are also cited by a distinctive part ("Northern Games" for the federation).
+_PART_CLASSES = frozenset(("organization", "team", "brand"))
 _PARENTHESISED = re.compile(r"^(.*?)\s*\(([A-Z][A-Za-z.&]{1,9})\)$")
-
-
-def _surnames(words: list[str]) -> list[str]:
-    while len(words) > 1 and words[-1].casefold() in _NAME_SUFFIXES:
-        words = words[:-1]
-    if len(words) < 2:
-        return []
-    first_particle = len(words) - 1
-    while first_particle > 1 and words[first_particle - 1].casefold() in _PARTICLES:
-        first_particle -= 1
-    with_particles = " ".join(words[first_particle:])
-    return [with_particles, words[-1]] if first_particle < len(words) - 1 else [words[-1]]
-
-
-def _person_like(answer: str) -> bool:
-    """Surnames are made only for what reads as a person's name, whatever type was declared."""
-    words = answer.split()
-    return bool(words) and words[0].casefold() != "the" and not has_organisation_word(answer)
-
-
-def _acronym(words: list[str]) -> str | None:
-    significant = [word for word in words if word.casefold() not in _ACRONYM_STOPWORDS]
-    if len(significant) < 2 or not all(word[0].isalpha() and word[0].isupper() for word in significant):
-        return None
-    return "".join(word[0] for word in significant).upper()
 
 
 def _aliases(answer: str, answer_class: str | None, min_chars: int) -> list[_Alias]:
@@ -135,12 +85,12 @@ def _aliases(answer: str, answer_class: str | None, min_chars: int) -> list[_Ali
     if len(words) > 1 and words[0].casefold() == "the":
         words = words[1:]
         candidates.append(_Alias(" ".join(words), False))
-    if answer_class == "name" and _person_like(answer):
-        candidates.extend(_Alias(surname, False) for surname in _surnames(words))
+    if answer_class == "name" and person_like(answer):
+        candidates.extend(_Alias(surname, False) for surname in surnames(words))
     if answer_class in _ACRONYM_CLASSES:
-        acronym = _acronym(words)
-        if acronym is not None:
-            candidates.append(_Alias(acronym, True))
+        initials = acronym(words)
+        if initials is not None:
+            candidates.append(_Alias(initials, True))
 
     kept: list[_Alias] = []
     for alias in candidates:
@@ -235,9 +185,29 @@ def find_leak(
                 found = pattern.search(text) if pattern else contains_phrase(text, alias.text)
                 if found:
                     return LeakHit("alias", field, alias.text)
+        hit = _partial_hit(answer, fields, answer_class)
+        if hit is not None:
+            return hit
     if config.fuzzy_threshold <= 100:
         for field, text in fields:
             window = _fuzzy_match(folded_answer, text, config.fuzzy_threshold)
             if window is not None:
                 return LeakHit("fuzzy", field, window)
+    return None
+
+
+def _partial_hit(answer: str, fields: list[tuple[str, str]], answer_class: str | None) -> LeakHit | None:
+    """A distinctive part of an organisation's name (almanac.core.names.distinctive_parts)."""
+    if answer_class not in _PART_CLASSES:
+        return None
+    parts, single = distinctive_parts(answer)
+    for part in parts:
+        for field, text in fields:
+            if contains_phrase(text, part):
+                return LeakHit("partial", field, part)
+    if single is not None:
+        pattern = _word_bounded(single)  # case-sensitive: the proper name, not a common word
+        for field, text in fields:
+            if pattern.search(text):
+                return LeakHit("partial", field, single)
     return None

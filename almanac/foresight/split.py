@@ -1,15 +1,23 @@
 """Split assignment: questions go to train / validation / test by the month they resolve in.
 
 Three rules keep the test split clean: every train and validation month comes strictly before every
-test month (checked on the config, and again on the data by ``guard_train_before_test``); an optional
-source-disjoint test split (test keeps only the listed outlets, the other splits drop them); and
+test month (checked on the config, and again on the data by ``guard_train_before_test``); a
+source-disjoint test split (test keeps only the test outlets, the other splits drop them); and
 cross-question leakage, where one question's text gives away the answer of another question of the
 same split, which is dropped or flagged depending on the config.
+
+Test outlets (OpenForesight tests on outlets it never trained on): ``test_sources`` when listed;
+otherwise, with ``source_disjoint_test`` (the default), derived from the data by ``derive_test_sources``:
+every outlet of the test months with no train/validation question, and, until they are at least
+``test_source_share`` of the test months' outlets, the outlets that cost train and validation the fewest
+questions (ties by name). A source-disjoint test on a corpus whose outlets publish every month therefore
+takes questions away from train and validation; the funnel counts them (``test_source_in_train``).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -36,6 +44,9 @@ class SplitConfig:
     test_months: tuple[str, ...] = ()
     # Source-disjoint test: when set, test keeps only these news_source values and train/validation drop them.
     test_sources: tuple[str, ...] = ()
+    # Without a list: derive the test outlets from the data (derive_test_sources); false = no disjointness.
+    source_disjoint_test: bool = True
+    test_source_share: float = 0.5  # of the test months' outlets, at least, reserved for test
     cross_question_leakage: str = "drop"  # "drop" the revealed question, or "flag" it and keep it
 
     def __post_init__(self) -> None:
@@ -54,6 +65,8 @@ class SplitConfig:
                     f"split: train/validation months {late} are not strictly before the first test month "
                     f"{first_test}; a model trained on them could see the test answers"
                 )
+        if not 0.0 <= self.test_source_share <= 1.0:
+            raise ValueError(f"split: test_source_share must be in [0, 1], got {self.test_source_share}")
         if self.cross_question_leakage not in LEAKAGE_MODES:
             raise ValueError(
                 f"split: cross_question_leakage must be one of {LEAKAGE_MODES}, "
@@ -66,6 +79,24 @@ class SplitConfig:
     def test_start(self) -> date | None:
         """First day of the earliest test month (None without test months)."""
         return month_start(min(self.test_months)).date() if self.test_months else None
+
+
+def derive_test_sources(
+    months: Sequence[str | None], sources: Sequence[str], split_of_month: Mapping[str, str], share: float
+) -> tuple[str, ...]:
+    """The test outlets, from each question's resolution month and outlet (see the module docstring)."""
+    candidates: set[str] = set()
+    elsewhere: Counter[str] = Counter()
+    for month, source in zip(months, sources, strict=True):
+        split = split_of_month.get(month or "")
+        if split == "test":
+            candidates.add(source)
+        elif split is not None:
+            elsewhere[source] += 1
+    ranked = sorted(candidates, key=lambda source: (elsewhere[source], source))
+    natural = sum(1 for source in ranked if elsewhere[source] == 0)
+    wanted = max(natural, math.ceil(share * len(ranked) - 1e-9))
+    return tuple(sorted(ranked[:wanted]))
 
 
 def cross_question_leaks(questions: Sequence[Mapping[str, str]]) -> dict[str, list[str]]:
@@ -140,13 +171,21 @@ def assign_splits(questions: pa.Table, config: SplitConfig, ledger: StageLedger)
     """
     questions = questions.select(QUESTION_SCHEMA.names).cast(QUESTION_SCHEMA)
     split_of_month = {m: split for split, months in config.months_by_split().items() for m in months}
-    test_sources = set(config.test_sources)
     ids = questions.column("question_id").to_pylist()
     resolution = questions.column("resolution_date").to_pylist()
     sources = questions.column("news_source").to_pylist()
+    test_sources = set(config.test_sources)
+    disjoint = bool(test_sources) or config.source_disjoint_test
+    if not test_sources and config.source_disjoint_test:
+        months = [month_of(day) if day is not None else None for day in resolution]
+        test_sources = set(derive_test_sources(months, sources, split_of_month, config.test_source_share))
+    for source in sorted(test_sources):  # the test outlets, each with its released test questions
+        ledger.count("test_sources", source, 0)
 
     def assign(index: int) -> tuple[int, str] | Drop:
-        split, reason, detail = _split_for(resolution[index], sources[index], split_of_month, test_sources)
+        split, reason, detail = _split_for(
+            resolution[index], sources[index], split_of_month, test_sources if disjoint else None
+        )
         return Drop(reason, detail) if split is None else (index, split)
 
     step = Step(assign, ids.__getitem__, ids.__getitem__)
@@ -162,24 +201,29 @@ def assign_splits(questions: pa.Table, config: SplitConfig, ledger: StageLedger)
     )
     for split in SPLITS:
         ledger.count("questions_by_split", split, 0)
-    for split in table.column("split").to_pylist():
+    for split, source in zip(
+        table.column("split").to_pylist(), table.column("news_source").to_pylist(), strict=True
+    ):
         ledger.count("questions_by_split", split)
+        if split == "test" and disjoint:
+            ledger.count("test_sources", source)
     return table
 
 
 def _split_for(
-    resolved: date | None, source: str, split_of_month: Mapping[str, str], test_sources: set[str]
+    resolved: date | None, source: str, split_of_month: Mapping[str, str], test_sources: set[str] | None
 ) -> tuple[str | None, str, str]:
-    """(split, "", "") for a kept row, or (None, reason, detail) for a rejected one."""
+    """(split, "", "") for a kept row, or (None, reason, detail) for a rejected one. ``test_sources``:
+    None when the test split is not source-disjoint; an empty set keeps no test question."""
     if resolved is None:
         return None, "resolution_date_missing", "no resolution date; the dates stage should have rejected it"
     month = month_of(resolved)
     split = split_of_month.get(month)
     if split is None:
         return None, "resolution_month_not_in_splits", f"resolves in {month}, which no split lists"
-    if test_sources and split == "test" and source not in test_sources:
+    if test_sources is not None and split == "test" and source not in test_sources:
         return None, "source_not_in_test_sources", f"test question from {source}, not a test source"
-    if test_sources and split != "test" and source in test_sources:
+    if test_sources is not None and split != "test" and source in test_sources:
         return None, "test_source_in_train", f"{split} question from test source {source}"
     return split, "", ""
 

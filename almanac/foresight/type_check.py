@@ -24,19 +24,10 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from almanac.core.names import ORGANISATION_WORDS
 from almanac.core.text import fold
 from almanac.foresight.answer_types import COUNTRIES, is_month
 
-# Words that mark a club, company, party or body rather than a person; compared folded.
-_ORGANISATION_TEXT = """
-    united rovers fc afc city town athletic wanderers rangers ladies women academy club team party alliance
-    front union league federation association council committee commission agency authority ministry
-    department office board bank money capital holdings group company co corp corporation inc ltd llc plc
-    foundation institute university college school hospital church court parliament assembly congress
-    senate government orchestra band trust fund energy health media motors airlines airways systems
-    software analytics chemicals industries partners services network news times
-"""
-ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
 # Lower-case words inside a person's name: "Ludwig van Beethoven", "Ibn Battuta".
 _PARTICLE_TEXT = "van von de der den del della di da du dos das do la le al el bin ibn ben ter ten y"
 _NAME_PARTICLES = frozenset(_PARTICLE_TEXT.split())
@@ -75,11 +66,6 @@ def entities_from_doc(doc: Doc) -> ArticleEntities:
             persons.add(words)
     lower = frozenset(token.text for token in doc if token.is_alpha and token.text.islower())
     return ArticleEntities(tuple(sorted(persons)), lower)
-
-
-def has_organisation_word(answer: str) -> bool:
-    """The answer holds a word of clubs, companies and bodies ("United", "Party", "Bank")."""
-    return bool(ORGANISATION_WORDS.intersection(fold(answer).split()))
 
 
 def _person_evidence(answer: str, entities: ArticleEntities) -> bool:

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 
 from almanac.core import layout
 from almanac.core.ids import content_id
+from almanac.foresight.answer_types import declared_answer_class
 
 SPLITS = ("train", "validation", "test")
 
@@ -24,6 +25,17 @@ def released_questions(root: Path = Path(".")) -> list[dict[str, Any]]:
     folder = root / layout.foresight_splits_dir()
     return [
         row for split in SPLITS for path in sorted((folder / split).glob("*.parquet")) for row in _rows(path)
+    ]
+
+
+def openforecast_training(root: Path = Path(".")) -> list[dict[str, Any]]:
+    """The released OpenForecast train and validation samples (every task), for the cross-style test."""
+    folder = root / layout.event_splits_dir()
+    return [
+        row
+        for split in ("train", "validation")
+        for path in sorted((folder / split).glob("*.parquet"))
+        for row in _rows(path)
     ]
 
 
@@ -69,3 +81,31 @@ def numeric_rejects(
             if row["question_id"] in wanted:
                 found.append(({**row, "month": month}, wanted[row["question_id"]]))
     return found
+
+
+def distractor_pool(
+    months: Sequence[str], released_ids: set[str], root: Path = Path(".")
+) -> list[dict[str, Any]]:
+    """Level-1 distractor candidates: the answers of questions ``foresight_qgen`` generated that no split
+    released, with the class their declared answer type implies (vague types are left out) and the day
+    their article was public."""
+    pool: list[dict[str, Any]] = []
+    for month in months:
+        path = root / layout.foresight_path("qgen", month)
+        if not path.is_file():
+            continue
+        for row in _rows(path):
+            answer, published = str(row.get("answer") or "").strip(), row.get("article_publish_date")
+            answer_class = declared_answer_class(answer, str(row.get("answer_type") or ""))
+            if row["question_id"] in released_ids or not answer or answer_class is None or published is None:
+                continue
+            day = published.date() if hasattr(published, "date") else published
+            pool.append(
+                {
+                    "question_id": row["question_id"],
+                    "answer": answer,
+                    "answer_class": answer_class,
+                    "public_date": day,
+                }
+            )
+    return pool

@@ -4,8 +4,13 @@
 - Level 2, multi choice: F1 of the predicted option set against the true one.
 - Level 3, open-ended (ranking; a single answer is a list of one): 1 when every position matches, else
   ``0.8 * |{y} & {y_hat}| / k`` (equation 1); "matches" is the judge's verdict on a (true, predicted) pair.
+  Equation 1 scores a prediction ``{y_hat_1, ..., y_hat_k}`` of the same length k as the truth: a longer
+  list is cut to its first k items before scoring (``limit_prediction``), so listing many names cannot
+  collect partial credit (15 names against a one-name answer score as their first name alone).
 - Level 4, numeric: ``max(0, 1 - ((Y - Y_hat) / sigma(Y))^2)`` (equation 2).
-- Overall: the tier means weighted 10/20/30/40 %.
+- Overall: the tier means weighted 10/20/30/40 % over all four tiers; a tier with no score counts 0
+  (``overall_score``). The mean over the tiers present only (weights renormalised) is reported beside it
+  (``overall_present``), never instead of it: answering only the easy tiers cannot raise the full score.
 """
 
 from __future__ import annotations
@@ -28,11 +33,18 @@ def f1_score(gold: Iterable[str], predicted: Iterable[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def limit_prediction(predicted: Sequence[str], k: int) -> list[str]:
+    """Equation 1's prediction has k items (the truth's length): the first k are scored, the rest ignored."""
+    return list(predicted[:k])
+
+
 def ranking_score(gold: Sequence[str], predicted: Sequence[str], same: Callable[[str, str], bool]) -> float:
-    """Equation 1 over lists of length k = len(gold); ``same(true, predicted)`` is the judge."""
+    """Equation 1 over lists of length k = len(gold), the prediction cut to its first k items;
+    ``same(true, predicted)`` is the judge."""
     k = len(gold)
     if k == 0:
         raise ValueError("a Level-3 question needs at least one true item")
+    predicted = limit_prediction(predicted, k)
     if len(predicted) == k and all(same(y, y_hat) for y, y_hat in zip(gold, predicted, strict=True)):
         return 1.0
     overlap = sum(1 for y in gold if any(same(y, y_hat) for y_hat in predicted))
@@ -46,11 +58,17 @@ def clipped_score(truth: float, predicted: float, sigma: float) -> float:
     return max(0.0, 1.0 - ((truth - predicted) / sigma) ** 2)
 
 
-def overall_score(
+def overall_score(level_means: Mapping[int, float | None], weights: Sequence[float]) -> float:
+    """FutureX's overall score: the weighted sum over all four tiers (weights of levels 1..4); a tier with
+    no mean (no question, or none scored) counts 0, so leaving a tier out never raises the score."""
+    return sum(weight * float(level_means.get(level) or 0.0) for level, weight in enumerate(weights, 1))
+
+
+def overall_present(
     level_means: Mapping[int, float | None], weights: Sequence[float]
 ) -> tuple[float | None, dict[int, float]]:
-    """The weighted mean of the tier means (weights of levels 1..4). A tier with no scored question has no
-    mean; the paper is silent, so the other tiers' weights are renormalised and the weights used returned."""
+    """The weighted mean over the tiers that have a mean, their weights renormalised (and returned).
+    Not FutureX's score: reported beside ``overall_score`` for a set that lacks a tier, never instead."""
     present = {level: weights[level - 1] for level, mean in level_means.items() if mean is not None}
     total = sum(present.values())
     if not present or total == 0:

@@ -1,8 +1,9 @@
 """The FutureX recipe: its stages in order, the one place that order is written.
 
 It builds from other styles' released material (``uses``): the OpenForesight splits and the
-answer-type filter's numeric rejects (with that stage's input, the leakage output), and the cleaned GDELT
-quads MIRAI's queries come from.
+answer-type filter's numeric rejects (with that stage's input, the leakage output), the generated
+candidates no split released (Level-1 distractors), the cleaned GDELT quads MIRAI's queries come from, and
+the OpenForecast splits (so that no candidate repeats a train/validation sample).
 """
 
 from __future__ import annotations
@@ -48,11 +49,31 @@ STEPS: Final = (
         after=("futurex_tiers",),
         funnel=False,
     ),
+    # Here because FutureX is the style built from every other: the one stage that reads them all.
+    Step(
+        stage="check_cross_style",
+        label="Cross-style check",
+        does="no evaluation row of one style repeats a training row of another; fails the build on any",
+        rejects="almanac.check.cross_style",
+        unit="rows",
+        per_month=False,
+        after=("futurex_tiers",),
+        funnel=False,
+    ),
 )
 
 RECIPE: Final = Recipe(
     "futurex",
     STEPS,
     reports=("futurex_stats",),
-    uses=("foresight_split", "foresight_leakage", "foresight_answer_type", "gdelt_clean"),
+    uses=(
+        "foresight_split",
+        "foresight_leakage",
+        "foresight_answer_type",
+        "foresight_qgen",  # generated, unreleased candidates: the Level-1 distractor pool
+        "gdelt_clean",
+        "event_split",  # OpenForecast train/validation: no candidate may repeat them
+        "relation_split",  # MIRAI queries and FutureSim questions: read by the cross-style check only
+        "futuresim_answerability",
+    ),
 )

@@ -27,9 +27,13 @@ _EVENT_FIELDS = [
     pa.field("news_source", pa.string(), nullable=False),  # the outlet (the per-source-day cap's source)
     pa.field("source_day", pa.date32(), nullable=False),  # the outlet's day (the cap's day)
     pa.field("resolution_source", pa.string(), nullable=False),  # where the answer is read (URL)
+    # check.cross_style.action mark: why the row repeats another style's training row (null: it does not)
+    pa.field("cross_style_duplicate", pa.string()),
 ]
 EVENT_SCHEMA: Final = pa.schema(_EVENT_FIELDS)
 
+# A Level-1 distractor: the generated, unreleased OpenForesight candidate (foresight_qgen) it is the
+# answer of, and the day that name was public (its article's day; the field keeps its old name).
 DISTRACTOR_SOURCE = pa.struct(
     [
         pa.field("question_id", pa.string()),

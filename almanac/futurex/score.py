@@ -2,8 +2,12 @@
 
 Predictions: one JSON line per question, ``{"question_id": "...", "prediction": P}``: Level 1 an option
 (text), Level 2 a list of options (texts, or CAMEO codes alone), Level 3 a string (or a list, for a
-ranking), Level 4 a number. A prediction of the wrong type scores 0 (``unreadable``). A question with no
-prediction is left out of its tier's mean and counted (``missing``), as FutureX does (its appendix F).
+ranking), Level 4 a number. A prediction of the wrong type scores 0 (``unreadable``). A question with
+no prediction scores 0 and counts in its tier's mean (``missing``): FutureX's appendix F lets a live
+pipeline's missing predictions fall out, but on a fixed set skipping the hard questions would then pay.
+A Level-3 list longer than the truth is cut to its first k items (equation 1 scores k predicted items).
+The overall score weighs all four tiers (an absent tier 0); the mean over the tiers present is reported
+beside it (``overall_tiers_present``), never instead.
 Level 3 is judged by the ``futurex.score.judge_role`` role through the LLM layer (cache, retries); the
 offline backend matches normalised text or an alias. The report names the judge's backend and model.
 """
@@ -25,7 +29,15 @@ from almanac.core.params import load_params
 from almanac.core.rejects import StageLedger
 from almanac.futurex.config import parse_futurex
 from almanac.futurex.llm_tasks.answer_judge import ANSWER_JUDGE, judge_item
-from almanac.futurex.metrics import clipped_score, exact_match, f1_score, overall_score, ranking_score
+from almanac.futurex.metrics import (
+    clipped_score,
+    exact_match,
+    f1_score,
+    limit_prediction,
+    overall_present,
+    overall_score,
+    ranking_score,
+)
 from almanac.futurex.schema import LEVELS, TIER_NAMES
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config
@@ -95,6 +107,7 @@ def score_rows(
         counts[level]["questions"] += 1
         if question_id not in predictions:
             counts[level]["missing"] += 1
+            scores[question_id] = 0.0  # counts in the tier mean: no prediction is a wrong one
             continue
         prediction = predictions[question_id]
         score: float | None
@@ -126,14 +139,17 @@ def score_rows(
             if int(row["level"]) == level and str(row["question_id"]) in scores
         ]
         means[level] = sum(level_scores) / len(level_scores) if level_scores else None
-    overall, used = overall_score(means, config.weights)
+    present, used = overall_present(means, config.weights)
     return {
         "levels": {
             str(level): {"tier": TIER_NAMES[level], **counts[level], "mean": means[level]} for level in LEVELS
         },
         "weights": list(config.weights),
-        "weights_used": {str(level): weight for level, weight in used.items()},
-        "overall": overall,
+        "overall": overall_score(means, config.weights),
+        "overall_tiers_present": {
+            "score": present,
+            "weights_used": {str(level): weight for level, weight in used.items()},
+        },
         "comparable_with_paper": len(used) == len(LEVELS),
         "judge": {"role": config.judge_role, "backend": role.backend, "model": role.model},
         "scores": dict(sorted(scores.items())),
@@ -147,7 +163,7 @@ def _judge_open(
     items, keys = [], []
     for row, predicted in open_rows:
         for i, gold in enumerate(row["answers"]):
-            for j, guess in enumerate(predicted):
+            for j, guess in enumerate(limit_prediction(predicted, len(row["answers"]))):
                 keys.append((str(row["question_id"]), gold, guess))
                 items.append(
                     judge_item(f"{row['question_id']}:{i}:{j}", row["question"], gold, row["aliases"], guess)
@@ -180,15 +196,18 @@ def report_markdown(report: Mapping[str, Any]) -> str:
             f"| {level} | {entry['tier']} | {entry['questions']} | {entry['scored']} | {entry['missing']} "
             f"| {entry['unreadable']} | {mean} |"
         )
-    overall = "-" if report["overall"] is None else f"{report['overall']:.4f}"
     judge = report["judge"]
-    weights = ", ".join(f"L{level} {weight:.4f}" for level, weight in report["weights_used"].items())
+    weights = ", ".join(f"L{level} {weight:.2f}" for level, weight in enumerate(report["weights"], 1))
     lines += [
         "",
-        f"Overall (weights {weights}): {overall}"
-        + (
-            "" if report["comparable_with_paper"] else " (a tier has no score: not comparable with FutureX's)"
-        ),
+        f"Overall (FutureX weights {weights}; a tier with no question counts 0): {report['overall']:.4f}",
+    ]
+    if not report["comparable_with_paper"]:
+        present = report["overall_tiers_present"]
+        used = ", ".join(f"L{level} {weight:.4f}" for level, weight in present["weights_used"].items())
+        score = "-" if present["score"] is None else f"{present['score']:.4f}"
+        lines.append(f"Over the tiers present only (weights {used}; not comparable with FutureX's): {score}")
+    lines += [
         f"Level-3 judge: role {judge['role']}, backend {judge['backend']}, model {judge['model']}",
         "",
     ]

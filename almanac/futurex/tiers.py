@@ -1,12 +1,16 @@
 """``futurex_tiers``: the four FutureX tiers (its section 3.3, Table 2) from the filtered events.
 
 - Level 1 (basic): single choice among fewer than 4 options. An OpenForesight question is drawn for it
-  with probability ``level1_share`` (a seeded content hash, so the rest go to Level 3 and none to both);
-  its distractors are answers of other questions drawn for Level 1, of the same answer class, that
-  resolved on or before its cut-off: no option tells the forecaster anything that was not public, and no
-  open-ended question's answer is shown as an option. A drawn question with no such answer stays
-  open-ended (``level1_without_distractors``) unless its own answer is a distractor elsewhere
-  (``level1_no_distractor``).
+  with probability ``level1_share`` (a seeded content hash, so the rest go to Level 3 and none to both).
+  Its distractors must not be recoverable by elimination: were they answers of other released questions
+  (as they once were), striking every option that answers some other released question would leave the
+  gold. So no option, the gold included, shares its words with the answer of any other released question
+  (every OpenForesight split, and thereby every FutureX question made from one): distractors are the
+  answers of *generated but unreleased* OpenForesight candidates (``foresight_qgen`` rows no split
+  holds), of the same declared answer class, whose article was public by the cut-off (no option tells
+  anything unknown then). A gold that is itself another released question's answer goes open-ended
+  (``level1_gold_is_released_answer``), as does a question with no such distractor
+  (``level1_without_distractors``).
 - Level 2 (wide search): a MIRAI query with at least ``level2_min_correct`` relations; every relation is a
   correct option, distractors are relations other queries recorded (then the CAMEO table), shuffled.
 - Level 3 (deep search, low volatility): the other OpenForesight questions, open-ended; aliases for the
@@ -65,20 +69,31 @@ def _row(event: Event, level: int, **fields: Any) -> dict[str, Any]:
     return row
 
 
-def level1_distractors(event: Event, pool: Sequence[Event], config: TierConfig, seed: int) -> list[Event]:
-    """Up to ``level1_options - 1`` earlier-resolved questions of the same class with other answers."""
-    own = normalise(event["answers"][0])
-    seen: set[str] = {own}
+def answer_words(answer: str) -> frozenset[str]:
+    return frozenset(normalise(answer).split())
+
+
+def overlaps(left: frozenset[str], right: frozenset[str]) -> bool:
+    """One answer's words hold the other's ("Rovers" and "Brennford Rovers"): the same name to a reader."""
+    return bool(left and right) and (left <= right or right <= left)
+
+
+def level1_distractors(
+    event: Event, pool: Sequence[Event], released: Sequence[frozenset[str]], config: TierConfig, seed: int
+) -> list[Event]:
+    """Up to ``level1_options - 1`` pool names of the gold's class, public by its cut-off, that share no
+    words with the gold, with each other, or with any released answer (``released``: their words)."""
+    chosen_words = [answer_words(event["answers"][0])]
     eligible = []
-    for other in sorted(pool, key=lambda row: row["event_id"]):
-        answer = normalise(other["answers"][0])
+    for other in sorted(pool, key=lambda row: (row["question_id"], row["answer"])):
+        words = answer_words(other["answer"])
         if (
-            other["event_id"] != event["event_id"]
-            and other["answer_class"] == event["answer_class"]
-            and other["resolution_date"] <= event["information_cutoff"]
-            and answer not in seen
+            other["answer_class"] == event["answer_class"]
+            and other["public_date"] <= event["information_cutoff"]
+            and not any(overlaps(words, taken) for taken in chosen_words)
+            and not any(overlaps(words, answer) for answer in released)
         ):
-            seen.add(answer)
+            chosen_words.append(words)
             eligible.append(other)
     seeded_rng(seed, "level1", event["event_id"]).shuffle(eligible)
     return eligible[: config.level1_options - 1]
@@ -86,13 +101,13 @@ def level1_distractors(event: Event, pool: Sequence[Event], config: TierConfig, 
 
 def single_choice(event: Event, distractors: Sequence[Event], seed: int) -> dict[str, Any]:
     answer = event["answers"][0]
-    options = [answer, *(other["answers"][0] for other in distractors)]
+    options = [answer, *(other["answer"] for other in distractors)]
     seeded_rng(seed, "level1-order", event["event_id"]).shuffle(options)
     sources = [
         {
-            "question_id": other["source_id"],
-            "answer": other["answers"][0],
-            "resolution_date": other["resolution_date"],
+            "question_id": other["question_id"],
+            "answer": other["answer"],
+            "resolution_date": other["public_date"],
         }
         for other in distractors
     ]
@@ -129,14 +144,21 @@ def numeric(event: Event, config: TierConfig) -> dict[str, Any]:
 
 
 def build_tiers(
-    events: Sequence[Event], config: TierConfig, seed: int, relation_pool: Sequence[str]
+    events: Sequence[Event],
+    config: TierConfig,
+    seed: int,
+    relation_pool: Sequence[str],
+    distractor_pool: Sequence[Event] = (),
+    released_answers: Mapping[str, str] | None = None,
 ) -> tuple[list[dict[str, Any]], StageLedger]:
     """Each filtered event becomes one question of one tier (or a reject with its reason).
 
     ``relation_pool``: every relation as an option text (the CAMEO table), in a fixed order.
+    ``distractor_pool``: unreleased generated candidates (``question_id``, ``answer``, ``answer_class``,
+    ``public_date``); ``released_answers``: question_id -> answer of every released OpenForesight question.
     """
     ledger = StageLedger(TIERS_STAGE)
-    foresight = [event for event in events if event["origin"] == "openforesight"]
+    released = dict(released_answers or {})
     queries = [event for event in events if event["origin"] == "mirai"]
 
     def earlier_relations(event: Event) -> list[str]:
@@ -145,28 +167,26 @@ def build_tiers(
             {option for other in queries if other["resolution_date"] <= cutoff for option in other["answers"]}
         )
 
-    # Level 1 draws its distractors from the questions drawn for Level 1 only: an open-ended question's
-    # answer shown as another question's option would give it away to whoever sees both.
-    chosen = [e for e in foresight if seeded_fraction(seed, f"level1:{e['event_id']}") < config.level1_share]
-    distractors = {e["event_id"]: level1_distractors(e, chosen, config, seed) for e in chosen}
-    used = {other["event_id"] for picked in distractors.values() if picked for other in picked}
-    short = 0
+    counts = {"level1_without_distractors": 0, "level1_gold_is_released_answer": 0}
+
+    def level1_or_open(event: Event) -> dict[str, Any]:
+        if seeded_fraction(seed, f"level1:{event['event_id']}") >= config.level1_share:
+            return open_ended(event)
+        others = [
+            answer_words(answer) for qid, answer in sorted(released.items()) if qid != event["source_id"]
+        ]
+        if any(overlaps(answer_words(event["answers"][0]), answer) for answer in others):
+            counts["level1_gold_is_released_answer"] += 1
+            return open_ended(event)
+        picked = level1_distractors(event, distractor_pool, others, config, seed)
+        if not picked:
+            counts["level1_without_distractors"] += 1
+            return open_ended(event)
+        return single_choice(event, picked, seed)
 
     def decide(event: Event) -> dict[str, Any] | Drop:
-        nonlocal short
         if event["origin"] == "openforesight":
-            picked = distractors.get(event["event_id"])
-            if picked:
-                return single_choice(event, picked, seed)
-            if picked is not None:  # drawn for Level 1, but nothing resolved earlier to offer beside it
-                if event["event_id"] in used:
-                    return Drop(
-                        "level1_no_distractor",
-                        "no earlier answer of its class to offer, and its own answer is a Level-1 "
-                        "distractor, so it cannot be open-ended either",
-                    )
-                short += 1
-            return open_ended(event)
+            return level1_or_open(event)
         if event["origin"] == "mirai":
             return multi_choice(event, earlier_relations(event), relation_pool, config, seed)
         if event["origin"] == "numeric":
@@ -176,7 +196,7 @@ def build_tiers(
     rows = apply_step(
         events, Step(decide, lambda e: e["event_id"], lambda e: f"{e['origin']}:{e['source_id']}"), ledger
     )
-    ledger.extra["level1_without_distractors"] = short
+    ledger.extra.update(counts)
     ledger.extra["questions_by_level"] = {
         str(level): sum(1 for row in rows if row["level"] == level) for level in TIER_NAMES
     }

@@ -15,8 +15,10 @@ A URL no source has is rejected ``no_text_found`` (or with the archive's or the 
 page was there but unusable). The text found is then cleaned in two passes
 (:mod:`almanac.gdelt.paragraphs`): paragraphs failing a paragraph check are dropped (counted per URL in
 ``paragraphs_dropped`` and per reason in the ledger), then the kept text must pass the document checks,
-whose first failure is the reject reason (``no_paragraph_kept`` when nothing was kept). The kept text is
-what is written: an event's article counts only if it is a row here.
+whose first failure is the reject reason (``no_paragraph_kept`` when nothing was kept), and last the
+document-level language identification (``language_id``: English with probability >= 0.8 by default,
+:mod:`almanac.gdelt.language`). The kept text is what is written: an event's article counts only if it
+is a row here.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
 from almanac.core.step import Drop, Step, apply_step
 from almanac.gdelt.doc_quality import load_flagged_words, measure
+from almanac.gdelt.language import LANGUAGE_ID, language_failure
 from almanac.gdelt.page_archive import ArchivedPage, PageArchive, PageProblem
 from almanac.gdelt.paragraphs import (
     CHECK_REASONS,
@@ -69,7 +72,7 @@ GDELT_ARTICLE_SCHEMA = pa.schema(
 )
 
 # Document-level reasons, in the order they are tried (the others are text-source failures).
-QUALITY_REASONS: Final = (NO_PARAGRAPH_KEPT, *CHECK_REASONS)
+QUALITY_REASONS: Final = (NO_PARAGRAPH_KEPT, *CHECK_REASONS, LANGUAGE_ID)
 # The list shipped with the project; a param may name any other file of the same format.
 BUNDLED_FLAGGED_WORDS: Final = Path(__file__).with_name("flagged_words.txt")
 
@@ -83,6 +86,9 @@ class GdeltArticlesConfig:
     flagged_words: str = ""  # path of a flagged-words list; "" = the bundled almanac/gdelt/flagged_words.txt
     paragraph: ParagraphThresholds = field(default_factory=ParagraphThresholds)
     document: DocumentThresholds = field(default_factory=DocumentThresholds)
+    # Document-level language ID (MIRAI's authors: English, probability >= 0.8); 0 turns it off.
+    language: str = "en"
+    min_language_probability: float = 0.8
     # How the fetcher behaves (only with fetch on); defaults are wcep_news's.
     user_agent: str = _DEFAULT_NEWS.user_agent
     timeout_s: float = _DEFAULT_NEWS.timeout_s
@@ -94,6 +100,8 @@ class GdeltArticlesConfig:
 
     def __post_init__(self) -> None:
         self.news_config()  # the fetcher's own checks
+        if not 0.0 <= self.min_language_probability <= 1.0:
+            raise ValueError("gdelt_articles.min_language_probability must lie in [0, 1]")
 
     def flagged_words_path(self) -> Path:
         return Path(self.flagged_words) if self.flagged_words else BUNDLED_FLAGGED_WORDS
@@ -210,6 +218,9 @@ def _cleaned(
     failure = first_failure(quality, config.document)
     if failure is not None:
         return Drop(failure[0], f"{failure[1]} {after}", article["article_id"])
+    wrong_language = language_failure(cleaned.text, config.language, config.min_language_probability)
+    if wrong_language is not None:
+        return Drop(LANGUAGE_ID, f"{wrong_language} {after}", article["article_id"])
     return {
         "url": url,
         **article,

@@ -1,15 +1,17 @@
 """GDELT ingest: the raw export and mentions files of one month -> typed tables + a ledger of rejects.
 
-Per file: the bytes (``reader.py``), then the fast path (``columns.py``: pyarrow.csv and Arrow kernels)
-for every row it can prove valid, and the row path (``values.py``) for the rest, which maps GDELT 1.0
-rows, and rejects wrong field counts and bad values with their line numbers while the rest of the file
-loads. One work item per file, so Ray spreads a month's files over the workers.
+Per file: its lines, streamed with a cap on each (``reader.py``), typed in chunks of ``chunk_bytes``:
+the fast path (``columns.py``: pyarrow.csv and Arrow kernels) for every row it can prove valid, and the
+row path (``values.py``) for the rest, which maps GDELT 1.0 rows, and rejects wrong field counts and
+bad values with their line numbers while the rest of the file loads. A line over ``max_line_bytes`` is
+rejected ``line_too_long`` unread, and whatever one line raises is that line's ``unreadable_line``.
+One work item per file, so Ray spreads a month's files over the workers.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -17,11 +19,13 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.core.bounded_lines import Line, LongLine
 from almanac.core.ids import content_id
+from almanac.core.record_errors import describe_error
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step, keep_whole
-from almanac.gdelt.columns import read_fast
-from almanac.gdelt.reader import DEFAULT_MAX_BYTES, FileRejected, read_file_bytes
+from almanac.gdelt.columns import FastRead, read_fast
+from almanac.gdelt.reader import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES, FileRejected, read_lines
 from almanac.gdelt.schema import (
     EXPORT_FIELDS_V1,
     EXPORT_FIELDS_V2,
@@ -43,11 +47,16 @@ IGNORED_NAMES = frozenset({"MANIFEST.json", "README.md"})
 _EXCERPT_CHARS = 160
 _BACKFILE_ZIP = re.compile(r"^\d{4}(?:\d{2})?\.zip$")
 _LINE = "__line"  # temporary column: rows of both paths are put back in file order by it
+# Lines typed at once: Arrow and the row path take ~10x a chunk's bytes, so 8 MiB stays far under the
+# memory a worker has, and a GDELT 2.0 15-minute export (a few MB) is one chunk.
+DEFAULT_CHUNK_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
 class GdeltIngestConfig:
     max_member_bytes: int = DEFAULT_MAX_BYTES  # a file whose CSV is larger is rejected member_too_large
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # a longer line is rejected line_too_long, never held
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES  # lines typed together; bounds a worker's memory per file
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,8 @@ class FileTask:
     label: str  # the file's name: rows' ``source`` is "<label>:<line>", stable across clones
     kind: str  # "export" | "mentions" | "unknown"
     max_member_bytes: int = DEFAULT_MAX_BYTES
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES
 
 
 @dataclass
@@ -78,41 +89,93 @@ def file_kind(name: str) -> str:
     return "unknown"
 
 
-def discover_files(month_dir: Path, max_member_bytes: int = DEFAULT_MAX_BYTES) -> list[FileTask]:
+def discover_files(
+    month_dir: Path,
+    max_member_bytes: int = DEFAULT_MAX_BYTES,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+) -> list[FileTask]:
     if not month_dir.is_dir():
         raise FileNotFoundError(f"no GDELT raw directory {month_dir} (run gdelt_download first)")
     tasks = []
     for path in sorted(p for p in month_dir.iterdir() if not p.is_dir()):
         if path.name.startswith(".") or path.name in IGNORED_NAMES or path.name.endswith(".part"):
             continue
-        tasks.append(FileTask(str(path), path.name, file_kind(path.name), max_member_bytes))
+        kind = file_kind(path.name)
+        tasks.append(FileTask(str(path), path.name, kind, max_member_bytes, max_line_bytes, chunk_bytes))
     return tasks
 
 
 def ingest_file(task: FileTask, fast: bool = True) -> FileResult:
     """Typed rows of one file. Bad lines and unreadable files become rejects; nothing raises for content.
 
-    ``fast=False`` reads every line by the row path (the reference the fast path is tested against).
+    The file is streamed in chunks of about ``chunk_bytes`` of lines, each typed on its own (rows are
+    typed value by value, so chunking changes no row); a line over ``max_line_bytes`` is rejected
+    ``line_too_long`` with its size and never held. ``fast=False`` reads every line by the row path
+    (the reference the fast path is tested against).
     """
     ledger = StageLedger(STAGE)
-    schema = EXPORT_SCHEMA if task.kind == "export" else MENTIONS_SCHEMA
     if task.kind == "unknown":
         return _file_rejected(ledger, task, "unknown_file_type", "not a GDELT export or mentions file name")
     try:
-        data = read_file_bytes(Path(task.path), task.max_member_bytes)
-    except FileRejected as error:
-        return _file_rejected(ledger, task, error.reason, error.detail)
-    lines = data.splitlines()  # \n, \r\n and \r, as pyarrow.csv splits them
-    nonblank = [number for number, line in enumerate(lines, start=1) if line]
-    names, version = _layout(task.kind, lines[nonblank[0] - 1] if nonblank else b"")
-    quick = read_fast(data, lines, names, schema, nonblank) if fast and nonblank else None
-    parts = []
+        table = _read_chunks(task, ledger, fast)
+    except FileRejected as error:  # rows read before the fault are dropped with the file
+        return _file_rejected(StageLedger(STAGE), task, error.reason, error.detail)
+    ledger.count("files_by_kind", task.kind)
+    ledger.count("rows_by_kind", task.kind, table.num_rows)
+    empty_events, empty_mentions = EXPORT_SCHEMA.empty_table(), MENTIONS_SCHEMA.empty_table()
+    if task.kind == "export":
+        return FileResult(table, empty_mentions, ledger)
+    return FileResult(empty_events, table, ledger)
+
+
+def _read_chunks(task: FileTask, ledger: StageLedger, fast: bool) -> pa.Table:
+    schema = EXPORT_SCHEMA if task.kind == "export" else MENTIONS_SCHEMA
+    layout: tuple[Sequence[str], str | None] | None = None
+    parts: list[pa.Table] = []
+    chunk: list[Line] = []
+    chunk_size = 0
+    read_by_rows = False
+    for line in read_lines(Path(task.path), task.max_member_bytes, task.max_line_bytes):
+        if isinstance(line, LongLine):
+            _reject_long_line(line, task, ledger)
+            continue
+        if not line[1]:
+            continue  # blank lines are not rows (and not items)
+        if layout is None:  # judged by the first line, as GDELT writes one layout per file
+            layout = _layout(task.kind, line[1])
+        chunk.append(line)
+        chunk_size += len(line[1]) + 1
+        if chunk_size >= task.chunk_bytes:
+            read_by_rows |= _read_chunk(chunk, layout, task, schema, ledger, fast, parts)
+            chunk, chunk_size = [], 0
+    if chunk and layout is not None:
+        read_by_rows |= _read_chunk(chunk, layout, task, schema, ledger, fast, parts)
+    if read_by_rows:  # Arrow could not split some chunk (e.g. a short row with non-UTF-8 bytes)
+        ledger.count("files_read_by_rows", task.kind)
+    table = pa.concat_tables(parts) if parts else schema.empty_table()
+    return table.combine_chunks() if len(parts) > 1 else table
+
+
+def _read_chunk(
+    chunk: list[Line],
+    layout: tuple[Sequence[str], str | None],
+    task: FileTask,
+    schema: pa.Schema,
+    ledger: StageLedger,
+    fast: bool,
+    parts: list[pa.Table],
+) -> bool:
+    """Type one chunk of non-blank lines into ``parts``; True when Arrow could not split it."""
+    names, version = layout
+    lines = [data for _, data in chunk]
+    numbers = [number for number, _ in chunk]
+    quick = _read_fast_or_none(lines, names, schema, numbers) if fast else None
+    pieces = []
     if quick is None:
-        if fast and nonblank:  # Arrow could not split it (e.g. a short row with non-UTF-8 bytes)
-            ledger.count("files_read_by_rows", task.kind)
-        row_lines = nonblank
+        row_lines = numbers
     else:
-        parts.append(_with_provenance(quick.table, quick.lines, task, version))
+        pieces.append(_with_provenance(quick.table, quick.lines, task, version))
         keep_whole(ledger, quick.table.num_rows)  # every line Arrow typed is kept
         if quick.invalid_utf8_rows:
             ledger.count("invalid_utf8_lines", task.kind, quick.invalid_utf8_rows)
@@ -120,21 +183,32 @@ def ingest_file(task: FileTask, fast: bool = True) -> FileResult:
             ledger.count("rows_by_version", version, quick.table.num_rows)
         row_lines = quick.row_path_lines
     if row_lines:
-        parts.append(_read_rows(lines, row_lines, task, schema, ledger))
-    table = (
-        pa.concat_tables(parts)
-        if parts
-        else schema.empty_table().append_column(_LINE, pa.array([], pa.int64()))
-    )
-    if row_lines and len(parts) > 1:  # both paths gave rows: back into file order
+        by_number = dict(chunk)
+        pieces.append(_read_rows(by_number, row_lines, task, schema, ledger))
+    table = pa.concat_tables(pieces)
+    if len(pieces) > 1:  # both paths gave rows: back into file order
         table = table.sort_by(_LINE)
-    table = table.drop_columns([_LINE])
-    ledger.count("files_by_kind", task.kind)
-    ledger.count("rows_by_kind", task.kind, table.num_rows)
-    empty_events, empty_mentions = EXPORT_SCHEMA.empty_table(), MENTIONS_SCHEMA.empty_table()
-    if task.kind == "export":
-        return FileResult(table, empty_mentions, ledger)
-    return FileResult(empty_events, table, ledger)
+    parts.append(table.drop_columns([_LINE]))
+    return fast and quick is None
+
+
+def _read_fast_or_none(
+    lines: list[bytes], names: Sequence[str], schema: pa.Schema, numbers: list[int]
+) -> FastRead | None:
+    """The fast path's reading of a chunk; None sends every line of it to the row path, which judges
+    each line on its own (so whatever Arrow raises costs speed, never a line)."""
+    try:
+        return read_fast(b"\n".join(lines) + b"\n", lines, names, schema, numbers)
+    except Exception:  # an Arrow error the fast path did not foresee
+        return None
+
+
+def _reject_long_line(line: LongLine, task: FileTask, ledger: StageLedger) -> None:
+    detail = f"{line.size} bytes > max_line_bytes {task.max_line_bytes}"
+    step: Step[int, object] = Step(
+        lambda _line: Drop("line_too_long", detail), _line_id(task), _line_source_of(task)
+    )
+    apply_step([line.number], step, ledger)
 
 
 def _layout(kind: str, first_line: bytes) -> tuple[Sequence[str], str | None]:
@@ -166,19 +240,21 @@ def _with_provenance(typed: pa.Table, lines: list[int], task: FileTask, version:
 
 
 def _read_rows(
-    lines: list[bytes], numbers: list[int], task: FileTask, schema: pa.Schema, ledger: StageLedger
+    lines: dict[int, bytes], numbers: list[int], task: FileTask, schema: pa.Schema, ledger: StageLedger
 ) -> pa.Table:
     """The row path for the given line numbers: typed rows, or rejects with the reason."""
 
     def typed(number: int) -> tuple[int, list[Any]] | Drop:
-        fields, invalid_utf8 = split_line(lines[number - 1])
+        fields, invalid_utf8 = split_line(lines[number])
+        line = "\t".join(fields)
+        excerpt = line if len(line) <= _EXCERPT_CHARS else line[:_EXCERPT_CHARS] + "..."
         try:
             values, version = parse_row(fields, task.kind)
         except (WrongShape, BadValue) as error:
             reason = error.reason if isinstance(error, WrongShape) else "bad_value"
-            line = "\t".join(fields)
-            excerpt = line if len(line) <= _EXCERPT_CHARS else line[:_EXCERPT_CHARS] + "..."
             return Drop(reason, f"{error} | line: {excerpt!r}")
+        except Exception as error:  # whatever one line raises is that line's reject
+            return Drop("unreadable_line", f"{describe_error(error)} | line: {excerpt!r}")
         if invalid_utf8:
             ledger.count("invalid_utf8_lines", task.kind)
         if version is not None:
@@ -187,9 +263,7 @@ def _read_rows(
         values.append(_line_source(task, number))
         return number, values
 
-    step = Step(
-        typed, lambda number: content_id(STAGE, _line_source(task, number)), partial(_line_source, task)
-    )
+    step = Step(typed, _line_id(task), _line_source_of(task))
     kept = apply_step(numbers, step, ledger)
     rows = [values for _, values in kept]
     return rows_to_table(rows, schema).append_column(_LINE, pa.array([n for n, _ in kept], pa.int64()))
@@ -197,6 +271,14 @@ def _read_rows(
 
 def _line_source(task: FileTask, number: int) -> str:
     return f"{task.label}:{number}"
+
+
+def _line_source_of(task: FileTask) -> Callable[[int], str]:
+    return partial(_line_source, task)
+
+
+def _line_id(task: FileTask) -> Callable[[int], str]:
+    return lambda number: content_id(STAGE, _line_source(task, number))
 
 
 def _file_rejected(ledger: StageLedger, task: FileTask, reason: str, detail: str) -> FileResult:

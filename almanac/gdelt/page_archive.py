@@ -38,7 +38,7 @@ from warcio.recordloader import ArcWarcRecord
 
 from almanac.ccnews.extract import decode_page, extract_article
 from almanac.ccnews.warc import LineCappedReader, WarcLimits, read_bounded
-from almanac.core.record_errors import RECORD_ERROR, record_error_detail, reraise_infrastructure
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 from almanac.wcep.news import match_key
 
 PATTERNS: Final = ("*.warc.gz", "*.warc")
@@ -119,7 +119,7 @@ class PageArchive:
             outcome = _page(record, uri, self.limits)
         except Exception as error:  # whatever one record raises is that URL's problem, not the run's
             reraise_infrastructure(error)
-            outcome = PageProblem(RECORD_ERROR, record_error_detail(error))
+            outcome = PageProblem(RECORD_ERROR, describe_error(error))
         # The offset is known once the record is consumed (warcio reads to its end to find it).
         location = f"{name}:{iterator.get_record_offset()}"
         if isinstance(outcome, PageProblem):

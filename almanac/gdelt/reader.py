@@ -1,25 +1,36 @@
-"""The bytes of a raw GDELT file: the single CSV member of a GDELT zip, or a plain ``.CSV`` file.
+"""The lines of a raw GDELT file (the single CSV member of a GDELT zip, or a plain ``.CSV``), streamed.
 
 A file that cannot be read to the end (not a zip, a zip cut short, a CRC mismatch, several members)
 raises :class:`FileRejected`: its rows are unusable as a whole, because a cut can fall anywhere,
 including inside a row that would then still parse. So does a file whose CSV is larger than
 ``max_bytes`` (``member_too_large``): a few hundred KB of zip can inflate to gigabytes, so the size is
-judged from the zip directory first and then enforced while the member is read in chunks (the
-directory can lie), and nothing over the cap is ever held in memory.
+judged from the zip directory first and then enforced while the member is read (the directory can lie).
+
+Memory is bounded by construction: the member is read in blocks of ``_BLOCK`` bytes and split into
+lines here, and a line longer than ``max_line_bytes`` is never held: its bytes are counted and
+dropped, and it comes out as a :class:`LongLine` with its size (the caller files a reject for it).
+Lines end at ``\\n``, ``\\r\\n`` or ``\\r``, as :meth:`bytes.splitlines` and pyarrow.csv split them,
+so line numbers are the same as a whole-file read would give.
 """
 
 from __future__ import annotations
 
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from almanac.core.bounded_lines import Line, LongLine, split_blocks
+
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a local file header, or the end record of an empty zip
-_CHUNK = 1 << 20
+_BLOCK = 1 << 20
 # A GDELT 2.0 15-minute export is a few MB unzipped, a 1.0 daily file tens of MB; a monthly 1.0
 # backfile can be larger and needs the param raised.
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+# A GDELT row is a few hundred bytes to a few KB (its longest field is SOURCEURL); 1 MiB is far above
+# any real row and far below what would strain memory.
+DEFAULT_MAX_LINE_BYTES = 1024 * 1024
 
 
 class FileRejected(Exception):
@@ -31,13 +42,18 @@ class FileRejected(Exception):
         self.detail = detail
 
 
-def read_file_bytes(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+def read_lines(
+    path: Path, max_bytes: int = DEFAULT_MAX_BYTES, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[Line | LongLine]:
+    """Every line of the file in order (blank ones too, so numbers are physical); FileRejected may
+    come after some lines were yielded, and then the caller must drop them with the file."""
     if not path.name.lower().endswith(".zip"):
         size = path.stat().st_size
         if size > max_bytes:
             raise FileRejected("member_too_large", f"{size} bytes > max_member_bytes {max_bytes}")
         with open(path, "rb") as handle:
-            return _read_capped(handle, max_bytes, "the file")
+            yield from split_lines(handle, max_bytes, max_line_bytes, "the file")
+        return
     with open(path, "rb") as handle:
         magic = handle.read(4)
     if magic not in _ZIP_MAGIC:
@@ -60,18 +76,24 @@ def read_file_bytes(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
             )
         try:
             with archive.open(member) as stream:
-                return _read_capped(stream, max_bytes, member.filename)
+                yield from split_lines(stream, max_bytes, max_line_bytes, member.filename)
         except (EOFError, zlib.error) as error:
             raise FileRejected("truncated_zip", f"compressed data ends early ({error})") from error
         except zipfile.BadZipFile as error:  # CRC-32 mismatch or a damaged local header
             raise FileRejected("corrupt_zip", str(error)) from error
 
 
-def _read_capped(stream: IO[bytes], max_bytes: int, name: str) -> bytes:
-    """All of ``stream``, read a chunk at a time; FileRejected as soon as it passes ``max_bytes``."""
-    data = bytearray()
-    while chunk := stream.read(min(_CHUNK, max_bytes + 1 - len(data))):
-        data += chunk
-        if len(data) > max_bytes:
+def split_lines(
+    stream: IO[bytes], max_bytes: int, max_line_bytes: int, name: str
+) -> Iterator[Line | LongLine]:
+    """Lines of ``stream`` read a block at a time; FileRejected as soon as it passes ``max_bytes``."""
+    return split_blocks(_capped_blocks(stream, max_bytes, name), max_line_bytes)
+
+
+def _capped_blocks(stream: IO[bytes], max_bytes: int, name: str) -> Iterator[bytes]:
+    total = 0
+    while block := stream.read(min(_BLOCK, max_bytes + 1 - total)):
+        total += len(block)
+        if total > max_bytes:
             raise FileRejected("member_too_large", f"{name} holds more than max_member_bytes {max_bytes}")
-    return bytes(data)
+        yield block

@@ -61,6 +61,9 @@ def record_usage(
         "http_attempts": sum(outcome.attempts for outcome in outcomes) if role.backend == "openai" else 0,
         "retries": sum(max(0, outcome.attempts - 1) for outcome in outcomes) if not role.batch else 0,
         "failed_calls": sum(1 for outcome in outcomes if outcome.error),
+        # Waits a server's Retry-After imposed, and how many asked for more than max_retry_after_s.
+        "retry_after_s": sum(outcome.retry_after_s for outcome in outcomes),
+        "retry_after_capped": sum(outcome.retry_after_capped for outcome in outcomes),
         "spent_prompt_tokens": spent_prompt,
         "spent_completion_tokens": spent_completion,
         "spent_cost_usd": cost_usd(role, spent_prompt, spent_completion),

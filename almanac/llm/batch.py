@@ -29,7 +29,20 @@ from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache
 from almanac.llm.config import RoleConfig
 from almanac.llm.request import LLMRequest
 from almanac.llm.secrets import redact
-from almanac.llm.transport import CONTENT, TRANSPORT, CallOutcome, make_client, request_body
+from almanac.llm.transport import (
+    CONTENT,
+    MODEL_MISMATCH,
+    REFUSED,
+    SERVER,
+    TRANSPORT,
+    CallOutcome,
+    answer_failure,
+    make_client,
+    model_mismatch,
+    request_body,
+    response_format,
+    settle_refusals,
+)
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +62,9 @@ def batch_lines(role: RoleConfig, requests: Mapping[str, LLMRequest]) -> list[st
                 "custom_id": key,
                 "method": "POST",
                 "url": CHAT_URL,
-                "body": request_body(role, request.messages),
+                "body": request_body(
+                    role, request.messages, response_format(role, request.task, request.schema)
+                ),
             },
             sort_keys=True,
             ensure_ascii=False,
@@ -65,8 +80,11 @@ def write_batch_input(role: RoleConfig, requests: Mapping[str, LLMRequest], path
     return len(lines)
 
 
-def read_batch_output(text: str, secrets: tuple[str, ...] = ()) -> dict[str, CallOutcome]:
-    """Parse an output or error JSONL (OpenAI or vLLM) into outcomes by custom_id."""
+def read_batch_output(
+    text: str, secrets: tuple[str, ...] = (), role: RoleConfig | None = None
+) -> dict[str, CallOutcome]:
+    """Parse an output or error JSONL (OpenAI or vLLM) into outcomes by custom_id; with ``role``, answers
+    are checked as live ones are (the model that answered, cut or reasoning-only answers)."""
     outcomes: dict[str, CallOutcome] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -77,11 +95,11 @@ def read_batch_output(text: str, secrets: tuple[str, ...] = ()) -> dict[str, Cal
         except (ValueError, KeyError, TypeError):
             log.warning("batch output line %d is not a valid record; skipped", number)
             continue
-        outcomes[custom_id] = _outcome(record, secrets)
+        outcomes[custom_id] = _outcome(record, secrets, role)
     return outcomes
 
 
-def _outcome(record: Mapping[str, Any], secrets: tuple[str, ...]) -> CallOutcome:
+def _outcome(record: Mapping[str, Any], secrets: tuple[str, ...], role: RoleConfig | None) -> CallOutcome:
     response = record.get("response") or {}
     status = int(response.get("status_code") or 0)
     body = response.get("body") or {}
@@ -90,39 +108,57 @@ def _outcome(record: Mapping[str, Any], secrets: tuple[str, ...]) -> CallOutcome
             json.dumps(record.get("error") or body.get("error") or body, sort_keys=True)[:500], secrets
         )
         # A 4xx other than a rate limit is this request's own problem; anything else may pass next time.
-        if 400 <= status < 500 and status not in (408, 409, 429):
-            return CallOutcome("", 0, 0, 1, "llm_batch_error", f"HTTP {status}: {detail}", CONTENT)
+        if 400 <= status < 500 and status not in (408, 409, 429):  # settled like live refusals
+            return CallOutcome("", 0, 0, 1, "llm_batch_error", f"HTTP {status}: {detail}", REFUSED)
         cause = "HTTP 429 rate limited" if status == 429 else f"batch line failed (HTTP {status})"
         return CallOutcome("", 0, 0, 1, "llm_batch_error", f"HTTP {status}: {detail}", TRANSPORT, cause)
     try:
-        text = body["choices"][0]["message"]["content"] or ""
+        choice = body["choices"][0]
+        message = choice["message"]
+        text = message["content"] or ""
     except (KeyError, IndexError, TypeError):
-        return CallOutcome("", 0, 0, 1, "llm_batch_error", "batch answer has no choices", CONTENT)
+        # Not an answer to this request: the server's fault, asked again in the next batch.
+        cause = "batch answers without choices"
+        return CallOutcome("", 0, 0, 1, "llm_batch_error", "batch answer has no choices", SERVER, cause)
+    served = str(body.get("model") or "")
+    if role is not None and not role.answers_as(served):
+        detail = model_mismatch(role, served)
+        return CallOutcome("", 0, 0, 1, MODEL_MISMATCH, detail, SERVER, "model mismatch")
     usage = body.get("usage") or {}
     prompt_tokens, completion_tokens = (
         int(usage.get("prompt_tokens") or 0),
         int(usage.get("completion_tokens") or 0),
     )
-    if not text.strip():
+    reasoning = str(message.get("reasoning_content") or message.get("reasoning") or "")
+    if role is not None:
+        failure = answer_failure(role, str(text), choice.get("finish_reason"), reasoning)
+        if failure is not None:
+            return CallOutcome("", prompt_tokens, completion_tokens, 1, *failure, CONTENT)
+    if not str(text).strip():
         return CallOutcome(
             "", prompt_tokens, completion_tokens, 1, "llm_empty_response", "empty batch answer", CONTENT
         )
-    return CallOutcome(text, prompt_tokens, completion_tokens, 1)
+    return CallOutcome(str(text), prompt_tokens, completion_tokens, 1)
 
 
 def import_batch_output(
-    role: RoleConfig, requests: Mapping[str, LLMRequest], text: str, cache: LLMCache
+    role: RoleConfig, requests: Mapping[str, LLMRequest], text: str, cache: LLMCache, stage: str = ""
 ) -> dict[str, CallOutcome]:
     """Fill the cache from an output file (e.g. produced by vLLM's offline batch runner)."""
-    outcomes = read_batch_output(text)
-    _store_outcomes(role, requests, outcomes, cache)
+    outcomes = _store_outcomes(role, requests, read_batch_output(text, role=role), cache, stage)
     return {key: outcomes[key] for key in requests if key in outcomes}
 
 
 def _store_outcomes(
-    role: RoleConfig, requests: Mapping[str, LLMRequest], outcomes: Mapping[str, CallOutcome], cache: LLMCache
-) -> None:
-    """Answers in one transaction; content failures kept with their reason; transport failures not kept."""
+    role: RoleConfig,
+    requests: Mapping[str, LLMRequest],
+    outcomes: Mapping[str, CallOutcome],
+    cache: LLMCache,
+    stage: str,
+) -> dict[str, CallOutcome]:
+    """Answers in one transaction; content failures kept with their reason; transport and server
+    failures not kept. Returns the outcomes with their 4xx refusals settled."""
+    outcomes = settle_refusals(outcomes)
     rows = [
         (
             key,
@@ -137,8 +173,9 @@ def _store_outcomes(
     cache.put_many(rows)
     for key, out in outcomes.items():
         if key in requests and out.kind == CONTENT:
-            failure = CachedFailure(out.error, out.detail)
-            cache.put_failure(key, role.endpoint, requests[key].task, requests[key].prompt_version, failure)
+            request, failure = requests[key], CachedFailure(out.error, out.detail)
+            cache.put_failure(key, role.endpoint, request.task, request.prompt_version, failure, stage)
+    return outcomes
 
 
 def state_path(cache: LLMCache, role: RoleConfig, keys: Iterable[str]) -> Path:
@@ -147,14 +184,14 @@ def state_path(cache: LLMCache, role: RoleConfig, keys: Iterable[str]) -> Path:
 
 
 async def run_batch(
-    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache
+    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache, stage: str = ""
 ) -> dict[str, CallOutcome]:
     keys = sorted(misses)
     chunks = [keys[i : i + MAX_REQUESTS_PER_BATCH] for i in range(0, len(keys), MAX_REQUESTS_PER_BATCH)]
     outcomes: dict[str, CallOutcome] = {}
     async with make_client(role, builtin_retries=role.max_retries) as client:
         parts = await asyncio.gather(
-            *(_run_chunk(client, role, {key: misses[key] for key in chunk}, cache) for chunk in chunks)
+            *(_run_chunk(client, role, {key: misses[key] for key in chunk}, cache, stage) for chunk in chunks)
         )
     for part in parts:
         outcomes.update(part)
@@ -162,7 +199,11 @@ async def run_batch(
 
 
 async def _run_chunk(
-    client: openai.AsyncOpenAI, role: RoleConfig, requests: Mapping[str, LLMRequest], cache: LLMCache
+    client: openai.AsyncOpenAI,
+    role: RoleConfig,
+    requests: Mapping[str, LLMRequest],
+    cache: LLMCache,
+    stage: str,
 ) -> dict[str, CallOutcome]:
     state_file = state_path(cache, role, requests)
     batch_id = read_json(state_file)["batch_id"] if state_file.exists() else ""
@@ -187,8 +228,9 @@ async def _run_chunk(
     for file_id in (batch.output_file_id, batch.error_file_id):
         if file_id:
             content = await client.files.content(file_id)
-            outcomes.update(read_batch_output(content.text, secrets))
-    _store_outcomes(role, requests, outcomes, cache)  # the state file goes only after the answers are safe
+            outcomes.update(read_batch_output(content.text, secrets, role))
+    # The state file goes only after the answers are safe.
+    outcomes = _store_outcomes(role, requests, outcomes, cache, stage)
     state_file.unlink(missing_ok=True)
     missing = CallOutcome(
         "",

@@ -9,11 +9,11 @@ The key is the SHA-256 of canonical JSON over everything that determines the ans
 model, rendered messages, sampling parameters and the prompt's version and content hash. The API key
 is not part of a key and is never stored.
 
-Requests that failed for a content reason (an answer unreadable after every retry, an empty answer, a
-4xx for this request alone) are kept in a table of their own with their reason, so a rerun does not
-pay for them again; a success for the same key, if one ever arrives, wins. Transport failures are
-never stored: the next run asks again. :meth:`LLMCache.forget_failures` clears the table (e.g. after
-the server was fixed).
+Requests that failed for a content reason (an answer cut at max_tokens, reasoning only, an empty answer,
+a 4xx for this request alone) are kept in a table of their own with their reason and the stage that
+asked, so a rerun does not pay for them again; a success for the same key, if one ever arrives, wins.
+Transport and server failures are never stored: the next run asks again. :meth:`LLMCache.forget_failures`
+(``almanac llm forget-failures``) clears the table, or a stage's or a reason's part of it.
 """
 
 from __future__ import annotations
@@ -47,9 +47,11 @@ CREATE TABLE IF NOT EXISTS failures (
     prompt_version TEXT NOT NULL,
     reason TEXT NOT NULL,
     detail TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    stage TEXT NOT NULL DEFAULT ''
 )
 """
+_FAILURE_COLUMNS = "key, endpoint, task, prompt_version, reason, detail, created, stage"
 _LOOKUP_CHUNK = 500  # stay below SQLite's bound-parameter limit
 
 
@@ -84,6 +86,18 @@ class LLMCache:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute(_SCHEMA)
         self._conn.execute(_FAILURES_SCHEMA)
+        self._add_stage_column()
+
+    def _add_stage_column(self) -> None:
+        """Caches written before failures named their stage get the column (empty for the old rows)."""
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(failures)")}
+        if "stage" in columns:
+            return
+        try:
+            self._conn.execute("ALTER TABLE failures ADD COLUMN stage TEXT NOT NULL DEFAULT ''")
+        except sqlite3.OperationalError as error:  # another process added it a moment ago
+            if "duplicate column" not in str(error):
+                raise
 
     def get(self, key: str) -> CachedResponse | None:
         row = self._conn.execute(
@@ -108,23 +122,44 @@ class LLMCache:
             yield from self._conn.execute(f"{select} WHERE key IN ({marks})", chunk)
 
     def put_failure(
-        self, key: str, endpoint: str, task: str, prompt_version: str, failure: CachedFailure
+        self,
+        key: str,
+        endpoint: str,
+        task: str,
+        prompt_version: str,
+        failure: CachedFailure,
+        stage: str = "",
     ) -> None:
         """Keep a terminal content failure; an existing entry keeps its first reason."""
         self._conn.execute(
-            "INSERT OR IGNORE INTO failures VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (key, endpoint, task, prompt_version, failure.reason, failure.detail, time.time()),
+            f"INSERT OR IGNORE INTO failures ({_FAILURE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, endpoint, task, prompt_version, failure.reason, failure.detail, time.time(), stage),
         )
 
     def failure_count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM failures").fetchone()[0])
 
-    def forget_failures(self, task: str | None = None) -> int:
-        """Drop stored content failures (of one task, or all) so the next run asks again; returns how many."""
-        if task is None:
-            cursor = self._conn.execute("DELETE FROM failures")
-        else:
-            cursor = self._conn.execute("DELETE FROM failures WHERE task = ?", (task,))
+    def failure_counts(self) -> dict[tuple[str, str], int]:
+        """Stored failures by (stage, reason): what ``almanac llm forget-failures`` can clear."""
+        rows = self._conn.execute("SELECT stage, reason, COUNT(*) FROM failures GROUP BY stage, reason")
+        return {(stage, reason): int(n) for stage, reason, n in rows}
+
+    def forget_failures(
+        self, task: str | None = None, stage: str | None = None, reason: str | None = None
+    ) -> int:
+        """Drop stored content failures (all, or those of one task, stage and/or reason) so the next run
+        asks again; returns how many. A stage matches with or without its ``@<month>``."""
+        where: list[str] = []
+        values: list[str | int] = []
+        for column, value in (("task", task), ("reason", reason)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                values.append(value)
+        if stage is not None:
+            where.append("(stage = ? OR substr(stage, 1, ?) = ?)")
+            values += [stage, len(stage) + 1, stage + "@"]
+        condition = f" WHERE {' AND '.join(where)}" if where else ""
+        cursor = self._conn.execute(f"DELETE FROM failures{condition}", values)
         return int(cursor.rowcount)
 
     def put(self, key: str, endpoint: str, task: str, prompt_version: str, response: CachedResponse) -> None:

@@ -7,9 +7,11 @@ arrives, and (3) returns one :class:`LLMResult` per request, in order. A request
 comes back with ``ok=False`` and a reason; the stage turns it into a reject row with
 :meth:`LLMResult.reject_into`. Tokens, cost and cache hits/misses are added to the stage's ledger.
 
-A content failure is cached like an answer (a rerun returns it without a call); a transport failure
-is not. When more than ``max_failed_share`` of the calls fail on transport, the run stops early with
-:class:`LLMFatalError` naming the cause, so the stage exits non-zero and writes nothing.
+A content failure is cached like an answer (a rerun returns it without a call); a transport or server
+failure is not. When more than ``max_failed_share`` of the calls fail on transport or at the server, the
+run stops early with :class:`LLMFatalError` naming the cause, so the stage exits non-zero and writes
+nothing; so it does when more than that share of the answers fail alike for one content reason (cut at
+``max_tokens``, reasoning only, empty, the same 4xx), with the advice that fixes it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 from almanac.core.progress import Bar, progress
 from almanac.core.rejects import StageLedger
@@ -28,20 +31,43 @@ from almanac.llm.config import RoleConfig
 from almanac.llm.limits import RateLimiter
 from almanac.llm.offline import run_offline
 from almanac.llm.request import LLMRequest, LLMResult
-from almanac.llm.transport import CONTENT, TRANSPORT, CallOutcome, LLMFatalError, call_chat, make_client
+from almanac.llm.transport import (
+    CONTENT,
+    ENDPOINT_KINDS,
+    MODEL_MISMATCH,
+    RAISE_MAX_TOKENS,
+    REFUSED,
+    CallOutcome,
+    LLMFatalError,
+    call_chat,
+    make_client,
+    response_format,
+    settle_refusals,
+)
 
 
 def run_requests(
-    role: RoleConfig, requests: Sequence[LLMRequest], cache: LLMCache, ledger: StageLedger | None = None
+    role: RoleConfig,
+    requests: Sequence[LLMRequest],
+    cache: LLMCache,
+    ledger: StageLedger | None = None,
+    share_of: int = 0,
 ) -> list[LLMResult]:
     """Synchronous wrapper of :func:`arun_requests` for stage code (runs its own event loop)."""
-    return asyncio.run(arun_requests(role, requests, cache, ledger))
+    return asyncio.run(arun_requests(role, requests, cache, ledger, share_of))
 
 
 async def arun_requests(
-    role: RoleConfig, requests: Sequence[LLMRequest], cache: LLMCache, ledger: StageLedger | None = None
+    role: RoleConfig,
+    requests: Sequence[LLMRequest],
+    cache: LLMCache,
+    ledger: StageLedger | None = None,
+    share_of: int = 0,
 ) -> list[LLMResult]:
+    """``share_of``: the number of requests a content failure's share is taken of, when these requests
+    are a part of a larger set (a repair round of a task's first answers); default: these requests."""
     keys = [request.key(role) for request in requests]
+    stage = ledger.stage if ledger is not None else ""
     hits = cache.get_many(keys)
     failed_before = cache.get_failures(key for key in keys if key not in hits)
     misses: dict[str, LLMRequest] = {}
@@ -62,12 +88,20 @@ async def arun_requests(
                 bar.update(sharing[key])
 
             if role.backend == "offline":
-                outcomes = _run_offline(role, misses, cache, answered)
+                outcomes = _run_offline(role, misses, cache, answered, stage)
             elif role.batch:
-                outcomes = await run_batch(role, misses, cache)  # all at once, when the batch is done
+                outcomes = await run_batch(role, misses, cache, stage)  # all at once, when the batch is done
                 bar.update(sum(sharing.values()))
             else:
-                outcomes = await _run_live(role, misses, cache, answered)
+                # The content stop of stop_if_answers_unusable, seen early: a run whose every answer is cut
+                # at max_tokens stops after a few calls instead of paying for all of them.
+                total = max(share_of, len(set(keys)))
+                budget = _ContentBudget(
+                    total,
+                    role.max_failed_share * total,
+                    Counter(failure.reason for failure in failed_before.values()),
+                )
+                outcomes = await _run_live(role, misses, cache, answered, stage, budget)
             stop_if_too_many_failed(role, outcomes.values(), len(misses))
     finally:
         bar.close()
@@ -77,6 +111,7 @@ async def arun_requests(
     ]
     if ledger is not None:
         record_usage(ledger, role, results, outcomes.values(), time.monotonic() - started)
+    stop_if_answers_unusable(role, results, outcomes, share_of)
     return results
 
 
@@ -139,8 +174,12 @@ def _result(
 def stop_if_too_many_failed(
     role: RoleConfig, outcomes: Collection[CallOutcome], calls: int, stopped_early: bool = False
 ) -> None:
-    """Raise :class:`LLMFatalError` when transport failures exceed ``max_failed_share`` of ``calls``."""
-    failed = [outcome for outcome in outcomes if outcome.kind == TRANSPORT]
+    """Raise :class:`LLMFatalError` when transport and server failures exceed ``max_failed_share`` of
+    ``calls``, or when any reply came from another model than the one asked (batch answers)."""
+    for outcome in outcomes:
+        if outcome.error == MODEL_MISMATCH:
+            raise LLMFatalError(outcome.detail)
+    failed = [outcome for outcome in outcomes if outcome.kind in ENDPOINT_KINDS]
     if not failed or (len(failed) <= role.max_failed_share * calls and not stopped_early):
         return
     causes = Counter(outcome.cause or outcome.error for outcome in failed).most_common()
@@ -152,31 +191,80 @@ def stop_if_too_many_failed(
     raise LLMFatalError(f"llm role {role.name!r}: {tally}: {said} ({role.server})")
 
 
-def _store(cache: LLMCache, role: RoleConfig, key: str, request: LLMRequest, outcome: CallOutcome) -> None:
+def stop_if_answers_unusable(
+    role: RoleConfig, results: Sequence[LLMResult], outcomes: Mapping[str, CallOutcome], share_of: int = 0
+) -> None:
+    """Raise :class:`LLMFatalError` when more than ``max_failed_share`` of the distinct requests (or of
+    ``share_of``) failed for one content reason, asked now or cached: an answer budget too small for
+    the model, or a model that answers nothing, must stop the stage, not build it empty."""
+    failed: dict[str, LLMResult] = {}
+    for result in results:
+        kind = outcomes[result.cache_key].kind if result.cache_key in outcomes else CONTENT
+        if not result.ok and kind == CONTENT:
+            failed.setdefault(result.cache_key, result)
+    if not failed:
+        return
+    total = max(share_of, len({result.cache_key for result in results}))
+    by_reason = Counter(result.error for result in failed.values())
+    reason, count = min(by_reason.items(), key=lambda item: (-item[1], item[0]))
+    if count <= role.max_failed_share * total:
+        return
+    example = next(result for result in failed.values() if result.error == reason)
+    raise LLMFatalError(_unusable(role, count, total, reason, example.detail))
+
+
+def _unusable(role: RoleConfig, count: int, total: int, reason: str, detail: str, unfinished: int = 0) -> str:
+    advice = "" if RAISE_MAX_TOKENS in detail else "; once fixed: almanac llm forget-failures"
+    early = f" (stopped early, {unfinished} not finished)" if unfinished else ""
+    return (
+        f"llm role {role.name!r}: {count} of {total} answers failed with {reason}{early}: "
+        f"{detail[:300]}{advice} ({role.model} at {role.server})"
+    )
+
+
+@dataclass
+class _ContentBudget:
+    total: int  # answers the share is taken of
+    allowed: float  # answers that may fail for one content reason
+    seen: Counter[str]  # reason -> answers failed so far (cached or now)
+
+
+def _store(
+    cache: LLMCache, role: RoleConfig, key: str, request: LLMRequest, outcome: CallOutcome, stage: str
+) -> None:
     if outcome.kind == CONTENT:  # asking again would give the same: keep the reason, not the call
         failure = CachedFailure(outcome.error, outcome.detail)
-        cache.put_failure(key, role.endpoint, request.task, request.prompt_version, failure)
+        cache.put_failure(key, role.endpoint, request.task, request.prompt_version, failure, stage)
         return
     if outcome.error:
-        return  # transport failures are not cached: a later run may succeed
+        return  # transport and server failures are not cached: a later run may succeed
     response = CachedResponse(outcome.text, outcome.prompt_tokens, outcome.completion_tokens)
     cache.put(key, role.endpoint, request.task, request.prompt_version, response)
 
 
 def _run_offline(
-    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache, answered: Callable[[str], None]
+    role: RoleConfig,
+    misses: Mapping[str, LLMRequest],
+    cache: LLMCache,
+    answered: Callable[[str], None],
+    stage: str,
 ) -> dict[str, CallOutcome]:
     outcomes: dict[str, CallOutcome] = {}
     for key, request in misses.items():
         text = run_offline(request.task, request.variables, role.model)
         outcomes[key] = CallOutcome(text, 0, 0, 1)
-        _store(cache, role, key, request, outcomes[key])
+        _store(cache, role, key, request, outcomes[key], stage)
         answered(key)
     return outcomes
 
 
 async def _run_live(
-    role: RoleConfig, misses: Mapping[str, LLMRequest], cache: LLMCache, answered: Callable[[str], None]
+    role: RoleConfig,
+    misses: Mapping[str, LLMRequest],
+    cache: LLMCache,
+    answered: Callable[[str], None],
+    stage: str,
+    budget: _ContentBudget,
 ) -> dict[str, CallOutcome]:
     limiter = RateLimiter(role.requests_per_minute, role.tokens_per_minute)
     queue = list(misses.items())
@@ -184,21 +272,31 @@ async def _run_live(
     outcomes: dict[str, CallOutcome] = {}
     allowed = role.max_failed_share * len(misses)
     failed = 0
+    refusals = Counter[str]()  # 4xx detail -> requests refused with it; kept until the run is over
     async with make_client(role) as client:
 
         async def worker() -> None:
             nonlocal failed
             while queue:
                 key, request = queue.pop()
-                outcome = await call_chat(client, role, request.messages, limiter)
-                # Committed at once: a kill -9 loses only the calls still in flight.
-                _store(cache, role, key, request, outcome)
+                structured = response_format(role, request.task, request.schema)
+                outcome = await call_chat(client, role, request.messages, limiter, structured)
                 outcomes[key] = outcome
                 answered(key)
-                failed += outcome.kind == TRANSPORT
-                if failed > allowed:
+                if outcome.kind == REFUSED:
+                    refusals[outcome.detail] += 1
+                else:
+                    # Committed at once: a kill -9 loses only the calls still in flight.
+                    _store(cache, role, key, request, outcome, stage)
+                    failed += outcome.kind in ENDPOINT_KINDS
+                if outcome.kind == CONTENT:
+                    budget.seen[outcome.error] += 1
+                    if budget.seen[outcome.error] > budget.allowed:
+                        raise _TooManyFailed(outcome)
+                repeated = sum(n for n in refusals.values() if n > 1)
+                if failed + repeated > allowed:
                     # Stop now: a dead endpoint would otherwise cost every call its full retry budget.
-                    raise _TooManyFailed
+                    raise _TooManyFailed(None)
 
         try:
             async with asyncio.TaskGroup() as group:
@@ -208,11 +306,28 @@ async def _run_live(
             fatal = group_error.subgroup(LLMFatalError)  # a refused key says more than the failure count
             if fatal is not None:
                 raise fatal.exceptions[0] from None
-            if group_error.subgroup(_TooManyFailed) is not None:
-                stop_if_too_many_failed(role, outcomes.values(), len(misses), stopped_early=True)
+            stop = group_error.subgroup(_TooManyFailed)
+            if stop is not None:
+                first = stop.exceptions[0]
+                if isinstance(first, _TooManyFailed) and first.outcome is not None:
+                    reason, detail = first.outcome.error, first.outcome.detail
+                    unfinished = len(misses) - len(outcomes)
+                    message = _unusable(role, budget.seen[reason], budget.total, reason, detail, unfinished)
+                    raise LLMFatalError(message) from None
+                settled = settle_refusals(outcomes)
+                stop_if_too_many_failed(role, settled.values(), len(misses), stopped_early=True)
             raise group_error.exceptions[0] from None
-    return outcomes
+    settled = settle_refusals(outcomes)
+    for key, outcome in settled.items():
+        if outcomes[key].kind == REFUSED:
+            _store(cache, role, key, misses[key], outcome, stage)
+    return settled
 
 
 class _TooManyFailed(Exception):
-    """Raised in a worker to cancel the others; turned into LLMFatalError with the counts."""
+    """Raised in a worker to cancel the others; turned into LLMFatalError with the counts. ``outcome``:
+    the content failure whose reason passed its share, or None for transport and server failures."""
+
+    def __init__(self, outcome: CallOutcome | None) -> None:
+        super().__init__()
+        self.outcome = outcome

@@ -27,6 +27,9 @@ DEFAULT_PROMPTS_DIR = "prompts"
 # Share of a run's calls that may fail on transport, quota or server errors (each becomes a reject row,
 # asked again next run) before the stage stops instead: a dead endpoint must not pass for "no output".
 DEFAULT_MAX_FAILED_SHARE = 0.02
+# Longest wait a server's Retry-After may impose before a retry: a header asking for ten minutes must not
+# hold a call (and the stage) that long; the wait is capped and the cap is counted in the run record.
+DEFAULT_MAX_RETRY_AFTER_S = 60.0
 
 
 class LLMConfigError(StageError, ValueError):
@@ -53,6 +56,13 @@ class RoleConfig:
     batch_poll_s: float = 30.0
     batch_max_wait_s: float = 86400.0  # give up waiting (the batch keeps running; a rerun re-attaches)
     max_failed_share: float = DEFAULT_MAX_FAILED_SHARE  # from llm.max_failed_share unless the role sets it
+    max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S  # from llm.max_retry_after_s unless the role sets it
+    # Names the server may answer under besides ``model`` (llama.cpp answers under its file name); "*" = any.
+    # A dated snapshot of the model asked (gpt-4.1-mini -> gpt-4.1-mini-2025-04-14) is always accepted.
+    model_aliases: tuple[str, ...] = ()
+    # Ask for replies as JSON under the task's schema (response_format json_schema: OpenAI, vLLM,
+    # llama.cpp, Ollama); tasks without a schema are asked as before. Ignored by the offline backend.
+    structured_outputs: bool = False
     price_per_1m_input: float = 0.0  # USD per million prompt tokens, for the cost estimate
     price_per_1m_output: float = 0.0
     name: str = ""  # filled in from the role's key in params; not set by hand
@@ -68,11 +78,21 @@ class RoleConfig:
             raise LLMConfigError(f"llm role {self.name!r}: timeout_s must be positive")
         if not 0.0 <= self.max_failed_share <= 1.0:
             raise LLMConfigError(f"llm role {self.name!r}: max_failed_share must be within [0, 1]")
+        if self.max_retry_after_s < 0:
+            raise LLMConfigError(f"llm role {self.name!r}: max_retry_after_s must be >= 0")
+        if isinstance(self.model_aliases, str) or not all(isinstance(a, str) for a in self.model_aliases):
+            raise LLMConfigError(f"llm role {self.name!r}: model_aliases must be a list of model names")
         if not isinstance(self.extra, Mapping):
             raise LLMConfigError(f"llm role {self.name!r}: extra must be a mapping")
         if self.api_key_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
             # Catches the worst mistake early: a literal key pasted where a variable name belongs.
             raise LLMConfigError(f"llm role {self.name!r}: api_key_env must be an environment variable name")
+
+    def answers_as(self, served: str) -> bool:
+        """Whether a reply naming ``served`` as its model is an answer of this role's model."""
+        if not served or served == self.model or "*" in self.model_aliases or served in self.model_aliases:
+            return True
+        return re.fullmatch(re.escape(self.model) + r"-\d{4}-?\d{2}-?\d{2}", served) is not None
 
     @property
     def server(self) -> str:
@@ -102,6 +122,7 @@ class LLMConfig:
     cache_path: str = DEFAULT_CACHE_PATH
     prompts_dir: str = DEFAULT_PROMPTS_DIR
     max_failed_share: float = DEFAULT_MAX_FAILED_SHARE
+    max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S
 
     def role(self, name: str) -> RoleConfig:
         if name not in self.roles:
@@ -132,7 +153,11 @@ def parse_llm_config(params: Mapping[str, Any], section: str = "llm") -> LLMConf
                 f"params.yaml: {section}.roles.{name} must be a mapping without a 'name' key"
             )
         # The section-wide share applies to every role that does not set its own.
-        settings = {"max_failed_share": base.max_failed_share, **settings}
+        settings = {
+            "max_failed_share": base.max_failed_share,
+            "max_retry_after_s": base.max_retry_after_s,
+            **settings,
+        }
         try:
             role = parse_section(RoleConfig, {str(name): settings}, str(name))
         except ValueError as error:
@@ -148,6 +173,7 @@ class _TopLevel:
     cache_path: str = DEFAULT_CACHE_PATH
     prompts_dir: str = DEFAULT_PROMPTS_DIR
     max_failed_share: float = DEFAULT_MAX_FAILED_SHARE
+    max_retry_after_s: float = DEFAULT_MAX_RETRY_AFTER_S
 
 
 def warn_self_preference(config: LLMConfig, judge: str = "validator", author: str = "generator") -> bool:

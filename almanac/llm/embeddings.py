@@ -140,7 +140,10 @@ async def _call(
                 return read
             detail = redact(f"unreadable embeddings body: {raw[:200]!r}", secrets)
         if attempt < role.max_retries:
-            await asyncio.sleep(backoff_delay(attempt, role.backoff_base_s, role.backoff_max_s, retry_after))
+            delay = backoff_delay(
+                attempt, role.backoff_base_s, role.backoff_max_s, retry_after, role.max_retry_after_s
+            )
+            await asyncio.sleep(delay)
     raise LLMFatalError(f"llm role {role.name!r}: embeddings failed ({role.server}): {detail}")
 
 

@@ -56,12 +56,15 @@ def estimate_tokens(prompt_chars: int, max_tokens: int) -> int:
     return prompt_chars // 4 + max_tokens
 
 
-def backoff_delay(attempt: int, base_s: float, max_s: float, retry_after_s: float | None) -> float:
-    """Full-jitter exponential backoff; a server's Retry-After is a floor, never shortened by jitter."""
+def backoff_delay(
+    attempt: int, base_s: float, max_s: float, retry_after_s: float | None, max_retry_after_s: float
+) -> float:
+    """Full-jitter exponential backoff; a server's Retry-After is a floor, never shortened by jitter,
+    but never longer than ``max_retry_after_s`` either (a header asking for an hour must not hold a call)."""
     jittered = random.uniform(0.0, min(max_s, base_s * 2.0**attempt))
     if retry_after_s is None:
         return jittered
-    return max(min(retry_after_s, max(max_s, 1.0) * 10), jittered)
+    return max(min(retry_after_s, max_retry_after_s), jittered)
 
 
 def parse_retry_after(headers: dict[str, str]) -> float | None:

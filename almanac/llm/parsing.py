@@ -111,3 +111,26 @@ def require_fields(record: Any, types: Mapping[str, type]) -> dict[str, Any]:
 def collapse(text: str) -> str:
     """Whitespace runs to single spaces (models wrap long tag contents over several lines)."""
     return " ".join(text.split())
+
+
+def json_as_tags(text: str) -> str:
+    """A structured (JSON) reply written as the tags the task's parser reads: ``{"verdict": "valid"}`` is
+    ``<verdict>valid</verdict>``, a nested object nested tags, a list its items' tags one after another."""
+    value = extract_json(clean(text))
+    if not isinstance(value, dict):
+        raise ParseError(f"expected a JSON object, got {type(value).__name__}")
+    return _as_tags(value)
+
+
+def _as_tags(value: Any, tag: str = "") -> str:
+    if isinstance(value, dict):
+        inner = "\n".join(_as_tags(item, str(name)) for name, item in value.items())
+    elif isinstance(value, list):
+        return "\n".join(_as_tags(item, tag) for item in value)
+    elif isinstance(value, bool):
+        inner = "yes" if value else "no"
+    elif value is None:
+        inner = ""
+    else:
+        inner = str(value)
+    return f"<{tag}>{inner}</{tag}>" if tag else inner

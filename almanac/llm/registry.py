@@ -29,10 +29,25 @@ class Task(Generic[P, T]):
     item: Callable[P, TaskItem]  # domain record(s) -> the template's variables
     parse: Callable[[str, Mapping[str, str]], T]  # reply text and the item's variables -> value or ParseError
     offline: Callable[[Mapping[str, str], str], str]  # the baseline's reply text for (variables, spaCy model)
+    # JSON schema of the reply for roles with structured_outputs: an object whose properties are the
+    # reply's tags (nested objects for nested tags); its JSON reply is read back as those tags, so the
+    # same parser reads both. None: the task is always asked for tagged text.
+    schema: Mapping[str, Any] | None = None
 
     @property
     def prompt_file(self) -> str:
         return f"{self.name}.md"
+
+
+def reply_schema(**fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A task's reply schema: an object with every field required and no others (strict mode wants both);
+    fields in the order the model should write them (reasons before the verdict)."""
+    return {"type": "object", "properties": fields, "required": list(fields), "additionalProperties": False}
+
+
+def text_field(*allowed: str) -> dict[str, Any]:
+    """A string field, limited to ``allowed`` when given."""
+    return {"type": "string", "enum": list(allowed)} if allowed else {"type": "string"}
 
 
 _TASKS: dict[str, Task[..., Any]] = {}

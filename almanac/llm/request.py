@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from almanac.core.rejects import StageLedger
 from almanac.llm.cache import cache_key
@@ -26,6 +27,11 @@ class LLMRequest:
     variables: Mapping[str, str] = field(
         default_factory=dict
     )  # the template inputs (the offline backend reads them)
+    schema: Mapping[str, Any] | None = None  # the task's reply schema, sent when the role asks for JSON
+
+    def structured(self, role: RoleConfig) -> bool:
+        """Whether this request asks ``role`` for a JSON reply under its schema (response_format)."""
+        return bool(role.structured_outputs and self.schema and role.backend != "offline")
 
     def key(self, role: RoleConfig) -> str:
         payload: dict[str, object] = {
@@ -38,6 +44,8 @@ class LLMRequest:
             },
             "prompt": {"task": self.task, "version": self.prompt_version, "hash": self.prompt_hash},
         }
+        if self.structured(role):  # the schema shapes the answer: another schema, another answer
+            payload["response_format"] = {"json_schema": self.schema}
         if role.backend == "offline":
             payload["offline_version"] = OFFLINE_VERSION  # new rules invalidate old baseline answers
         return cache_key(payload)
@@ -49,7 +57,7 @@ class LLMResult:
     task: str
     ok: bool
     text: str  # the model's answer ("" when the call failed)
-    error: str  # reject reason ("" when ok): llm_retries_exhausted, llm_http_400, llm_empty_response, ...
+    error: str  # reject reason ("" when ok): llm_retries_exhausted, llm_error_body, llm_truncated, ...
     detail: str  # what went wrong, scrubbed of keys
     cached: bool
     prompt_tokens: int

@@ -22,7 +22,7 @@ from almanac.llm.accounting import add_metric
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import arun_requests
 from almanac.llm.config import RoleConfig
-from almanac.llm.parsing import ParseError, clean
+from almanac.llm.parsing import ParseError, clean, json_as_tags
 from almanac.llm.prompts import load_prompt
 from almanac.llm.registry import Task, TaskItem, lookup
 from almanac.llm.request import LLMRequest, LLMResult
@@ -62,6 +62,7 @@ def build_requests(
     task: Task[..., Any] | str, items: Sequence[TaskItem], prompts_dir: str | Path = "prompts"
 ) -> list[LLMRequest]:
     name = task if isinstance(task, str) else task.name
+    schema = (lookup(task) if isinstance(task, str) else task).schema
     template = load_prompt(name, prompts_dir)
     return [
         LLMRequest(
@@ -71,6 +72,7 @@ def build_requests(
             template.version,
             template.content_hash,
             dict(item.variables),
+            schema,
         )
         for item in items
     ]
@@ -99,7 +101,7 @@ async def arun_task(
     requests = build_requests(task, items, prompts_dir)
     first = await arun_requests(role, requests, cache, ledger)
     outcomes: list[TaskResult[Any] | ParseError] = [
-        _parse(parse, request, result) for request, result in zip(requests, first, strict=True)
+        _parse(parse, request, result, role) for request, result in zip(requests, first, strict=True)
     ]
     retry = [i for i, outcome in enumerate(outcomes) if isinstance(outcome, ParseError)]
     if retry:
@@ -116,11 +118,13 @@ async def arun_task(
                     f"{request.prompt_version}+repair{repair.version}",
                     f"{request.prompt_hash}+{repair.content_hash}",
                     request.variables,
+                    request.schema,
                 )
             )
-        second = await arun_requests(role, repairs, cache, ledger)
+        # A failure's share is of the task's requests, not of the few that needed a repair.
+        second = await arun_requests(role, repairs, cache, ledger, share_of=len(requests))
         for i, request, result in zip(retry, repairs, second, strict=True):
-            outcome = _parse(parse, request, result, repaired=True)
+            outcome = _parse(parse, request, result, role, repaired=True)
             if isinstance(outcome, ParseError):
                 outcome = _failed(result, MALFORMED, f"answer did not parse after a repair round: {outcome}")
             outcomes[i] = outcome
@@ -134,12 +138,13 @@ async def arun_task(
 
 
 def _parse(
-    parse: Parser, request: LLMRequest, result: LLMResult, repaired: bool = False
+    parse: Parser, request: LLMRequest, result: LLMResult, role: RoleConfig, repaired: bool = False
 ) -> TaskResult[Any] | ParseError:
     if not result.ok:
         return _failed(result, result.error, result.detail)
     try:
-        value = parse(clean(result.text), request.variables)
+        text = json_as_tags(result.text) if request.structured(role) else result.text
+        value = parse(clean(text), request.variables)
     except ParseError as error:
         return error
     return TaskResult(

@@ -4,27 +4,34 @@ A forecast is MIRAI's final-answer dictionary: first-level codes as keys, each w
 second-level codes, e.g. ``{"04": ["042", "043"], "03": ["036"]}``. A key with an empty list predicts the
 root alone. Files are JSONL (``{"query_id": ..., "prediction": {...}}`` per line), a JSON list of such
 records, or one JSON object mapping query_id -> prediction. A prediction may also be the answer's text
-(a string holding the dictionary, as a model printed it): it is parsed as JSON, and failing that as a
-Python literal (``{'04': ['042']}``), since MIRAI's evaluator read answers with Python's eval; only
-literals are evaluated, never code.
+(a string holding the dictionary, as a model printed it): MIRAI's evaluator (yecchen/MIRAI,
+``agent_evaluation/eval.py``, ``load_predictions``) reads that text with Python's ``eval``, so it is read
+here as a Python literal (``ast.literal_eval``: the same literals, never code). JSON's ``true``, ``false``
+and ``null`` are no Python literals: such a text is unreadable, as ``eval`` fails on it too.
 
-Reading rules (each counted under its reason, never silent):
+The authors' reading, rule by rule (each counted, never silent):
 
-- unreadable answer, scored as empty: text that is neither JSON nor a Python literal (``unparseable``), a
-  value that is not a dict (``not_a_dict``), or a query id given twice in the file
-  (``duplicate_query_id``: which was meant is unknowable);
-- malformed item, dropped while the rest of the answer is scored (as MIRAI's evaluator did):
-  a key that is not a CAMEO root, "01".."20" (``bad_root_key``: the key and its list); a value that is not
-  a list (``not_a_list``: the key and its value; MIRAI's code kept such a key when the value was a string
-  and lost the whole answer when it was a number, so the item is dropped alike in both cases); a key
-  written twice in one dictionary (``repeated_key``: every copy, since which one was meant is unknowable);
-  a code that is not three ASCII digits, e.g. "42", "0421" or 42 (``bad_code``); a three-digit code under
+- unreadable answer, scored as empty (the evaluator's ``except`` returns no codes at all): text that is
+  no Python literal (``unparseable``), a value that is not a dict (``not_a_dict``), a query id given twice
+  in the file (``duplicate_query_id``: our file format, which was meant is unknowable), and, under a valid
+  root key, a value that cannot be iterated (``value_not_iterable``: a number, null, true/false) or an
+  item that cannot be sliced like a string (``code_not_text``: the integer code ``42``, null, a dict...):
+  ``for item in value`` or ``item[:2]`` raises, and the whole answer is lost. So an integer code scores
+  the query as wrong, not just the one item.
+- a value that is not a list (a string, a dict, a set or tuple) keeps its key: the evaluator iterates it
+  as it is (a string by its characters, a dict by its keys), so ``{"03": "036"}`` predicts the root 03 and
+  no second-level code. Counted in ``notes`` as ``not_a_list``.
+- a key written twice: the last value is kept, as both ``eval`` of a dict display and ``json.loads`` do.
+  Counted in ``notes`` as ``repeated_key`` (each extra copy once).
+- malformed item, dropped while the rest of the answer is scored: a key that is not a CAMEO root,
+  "01".."20" (``bad_root_key``: the key and its value, never looked at); a text item that is not three
+  ASCII digits, e.g. "42" or "0421", or a list inside the list (``bad_code``); a three-digit code under
   another root's key, e.g. "036" under "04" (``wrong_root``);
 - invalid code: a well-formed code under its own root that does not exist in CAMEO (e.g. "049"). It is
   dropped and counted apart, never as a false positive, and the answer's valid codes are scored as usual.
 
-The root keys left after dropping are the first-level forecast even when their lists end up empty
-(MIRAI's evaluator kept every valid key); repeated codes in one list count once.
+The root keys left are the first-level forecast even when their lists end up empty (MIRAI's evaluator kept
+every valid key); repeated codes in one list count once.
 """
 
 from __future__ import annotations
@@ -39,9 +46,19 @@ from typing import Any
 
 from almanac.mirai.cameo import is_cameo_code, is_root_code
 
-# Reasons a whole answer is unreadable, and reasons one item of a readable answer is dropped.
-UNREADABLE_REASONS = ("duplicate_query_id", "not_a_dict", "unparseable")
-DROPPED_REASONS = ("bad_code", "bad_root_key", "not_a_list", "repeated_key", "wrong_root")
+# Reasons a whole answer is unreadable, reasons one item of a readable answer is dropped, and what is
+# read as the authors read it but noted (nothing dropped).
+UNREADABLE_REASONS = (
+    "code_not_text",
+    "duplicate_query_id",
+    "not_a_dict",
+    "unparseable",
+    "value_not_iterable",
+)
+DROPPED_REASONS = ("bad_code", "bad_root_key", "wrong_root")
+NOTE_REASONS = ("not_a_list", "repeated_key")
+# What ``item[:2]`` works on (the evaluator slices every item of a valid key's value).
+_SLICEABLE = (str, list, tuple, bytes, bytearray)
 
 
 @dataclass(frozen=True)
@@ -59,16 +76,17 @@ EMPTY = Prediction()
 
 @dataclass(frozen=True)
 class Reading:
-    """What was read from one answer: the forecast, and everything dropped on the way."""
+    """What was read from one answer: the forecast, and everything dropped or noted on the way."""
 
     prediction: Prediction = EMPTY
     unreadable: str | None = None  # one of UNREADABLE_REASONS, or None for a readable answer
     dropped: Mapping[str, int] = field(default_factory=dict)  # DROPPED_REASONS -> count of items
     invalid_codes: tuple[str, ...] = ()  # well-formed codes not in CAMEO, sorted, each once
+    notes: Mapping[str, int] = field(default_factory=dict)  # NOTE_REASONS -> count
 
 
 class Repeated:
-    """A JSON object that names one key twice: which value was meant is unknowable."""
+    """A JSON object that names one key twice (kept visible so that it can be counted)."""
 
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:
         self.pairs = pairs
@@ -86,74 +104,98 @@ def _object_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any] | Repeated:
     return Repeated(pairs) if len(set(keys)) != len(keys) else dict(pairs)
 
 
+def _plain(value: object) -> object:
+    """``value`` with every Repeated object made a dict that keeps each key's last value (json.loads)."""
+    if isinstance(value, Repeated):
+        return {key: _plain(item) for key, item in value.pairs}
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
 def _is_three_digits(code: object) -> bool:
     return isinstance(code, str) and len(code) == 3 and code.isascii() and code.isdigit()
 
 
 class Unparseable(Exception):
-    """Answer text that is neither JSON nor a Python literal."""
+    """Answer text that is no Python literal."""
 
 
-def _parse_text(text: str) -> object:
-    """JSON first; else a Python literal, keeping a repeated dict key visible (eval would keep the last)."""
-    try:
-        return json.loads(text, object_pairs_hook=_object_hook)
-    except RecursionError as error:  # nested deeper than the stack allows: no forecast looks so
-        raise Unparseable from error
-    except json.JSONDecodeError:
-        pass
+def _parse_text(text: str) -> tuple[object, int]:
+    """The literal (as eval would give it: a repeated key keeps its last value) and its repeated keys."""
     try:
         tree = ast.parse(text.strip(), mode="eval")
         value = ast.literal_eval(tree)
-        if isinstance(tree.body, ast.Dict) and isinstance(value, dict) and len(value) < len(tree.body.keys):
-            keys = [ast.literal_eval(key) for key in tree.body.keys if key is not None]
-            return Repeated([(key, value.get(key)) for key in keys])
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as error:
         raise Unparseable from error
-    return value
+    repeats = 0
+    if isinstance(tree.body, ast.Dict) and isinstance(value, dict):
+        repeats = len(tree.body.keys) - len(value)
+    return value, repeats
+
+
+class _Lost(Exception):
+    """The evaluator would raise on this answer and keep no code of it."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _items(value: object) -> list[object]:
+    if isinstance(value, str | bytes | bytearray | list | tuple | set | frozenset | dict):
+        return list(value)
+    raise _Lost("value_not_iterable")
 
 
 def read_answer(value: object) -> Reading:
     """Apply the reading rules above to one raw answer."""
     if isinstance(value, Duplicate):
         return Reading(unreadable="duplicate_query_id")
+    notes: Counter[str] = Counter()
     if isinstance(value, str):
         try:
-            value = _parse_text(value)
+            value, notes["repeated_key"] = _parse_text(value)
         except Unparseable:
             return Reading(unreadable="unparseable")
-    if isinstance(value, Repeated):
-        counts = Counter(key for key, _ in value.pairs)
-        pairs = [(key, codes) for key, codes in value.pairs if counts[key] == 1]
-        dropped: Counter[str] = Counter({"repeated_key": sum(n for n in counts.values() if n > 1)})
-    elif isinstance(value, dict):
-        pairs, dropped = list(value.items()), Counter()
-    else:
+    elif isinstance(value, Repeated):
+        notes["repeated_key"] = len(value.pairs) - len({key for key, _ in value.pairs})
+    value = _plain(value)
+    if not isinstance(value, dict):
         return Reading(unreadable="not_a_dict")
+    dropped: Counter[str] = Counter()
     roots: set[str] = set()
     relations: set[str] = set()
     invalid: set[str] = set()
-    for key, codes in sorted(pairs, key=lambda pair: str(pair[0])):
-        if not is_root_code(key):
-            dropped["bad_root_key"] += 1
-        elif not isinstance(codes, list):
-            dropped["not_a_list"] += 1
-        else:
+    try:
+        for key, codes in sorted(value.items(), key=lambda pair: str(pair[0])):
+            if not is_root_code(key):
+                dropped["bad_root_key"] += 1
+                continue
             roots.add(key)
-            for code in codes:
+            notes["not_a_list"] += not isinstance(codes, list)
+            if isinstance(codes, str):  # its characters are one-letter texts: never a code, never a raise
+                continue
+            for code in _items(codes):
+                if not isinstance(code, _SLICEABLE):
+                    raise _Lost("code_not_text")
                 if not _is_three_digits(code):
                     dropped["bad_code"] += 1
                 elif code[:2] != key:
                     dropped["wrong_root"] += 1
                 elif not is_cameo_code(code):
-                    invalid.add(code)
+                    invalid.add(str(code))
                 else:
-                    relations.add(code)
+                    relations.add(str(code))
+    except _Lost as lost:
+        return Reading(unreadable=lost.reason)
     return Reading(
         Prediction(frozenset(roots), frozenset(relations)),
         None,
         {reason: n for reason, n in sorted(dropped.items()) if n},
         tuple(sorted(invalid)),
+        {reason: n for reason, n in sorted(notes.items()) if n},
     )
 
 

@@ -2,12 +2,14 @@
 
 A query asks which relations ``subject`` took towards ``object`` on ``date``: (t, s, ?, o). Its answer is
 every second-level relation recorded in quads.parquet for that day and pair (every event of the database,
-which gdelt_clean already limited to >= 50 daily mentions per event). Which day-pairs become queries is
-decided by the recipe (``params.yaml: mirai.recipe``, see :mod:`almanac.mirai.recipe` and
-:mod:`almanac.mirai.admission`): ``paper`` needs one event of the day-pair with >= 100 daily mentions and
->= 5 articles whose cleaned text survived; ``relaxed`` checks the same numbers on the whole group and
-counts source URLs instead of texts. The admitted groups are then sampled per month
-(:mod:`almanac.mirai.balance`).
+which gdelt_clean already limited to >= 50 daily mentions per event; under ``paper`` with
+``answers_need_text`` only the events one of whose articles kept its text, as MIRAI's authors). Which
+day-pairs become queries is decided by the recipe (``params.yaml: mirai.recipe``, see
+:mod:`almanac.mirai.recipe` and :mod:`almanac.mirai.admission`): ``paper`` needs an event of the day-pair
+with >= 100 daily mentions, and every such event (``admission: every``) with >= 5 articles whose cleaned
+text survived; ``relaxed`` checks the same numbers on the whole group and counts source URLs instead of
+texts. The admitted groups are then sampled per month (:mod:`almanac.mirai.balance`), on the profile
+:func:`profile` gives them.
 
 Each query row stores what its admission was checked on (``test_relations``, ``num_daily_mentions``,
 ``n_articles``, ``n_text_articles``, ``urls``) and the ``recipe``, so anyone can check why it was admitted.
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import calendar
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -33,49 +34,17 @@ from almanac.core.schemas import table_from_rows
 from almanac.core.step import Drop, apply_filter, apply_step, filter_step, fold_into
 from almanac.mirai.admission import Group as Group
 from almanac.mirai.admission import admit
-from almanac.mirai.balance import Profile, balance_summary, balanced_sample, distribution
+from almanac.mirai.balance import balance_summary, balanced_sample, distribution
 from almanac.mirai.cameo import is_relation_code
-from almanac.mirai.recipe import INVALID_QUAD, NOT_SAMPLED, PAPER, RELAXED, rules_of
+from almanac.mirai.recipe import EVENT_WITHOUT_TEXT, INVALID_QUAD, NOT_SAMPLED, PAPER, RELAXED, rules_of
+from almanac.mirai.split_config import BALANCED_ATTRIBUTES as BALANCED_ATTRIBUTES
+from almanac.mirai.split_config import UNKNOWN_REGION as UNKNOWN_REGION
+from almanac.mirai.split_config import BalanceWeights as BalanceWeights
+from almanac.mirai.split_config import RelationSplitConfig as RelationSplitConfig
+from almanac.mirai.split_config import _tested, profile, region_of, sampler_weights
 
 STAGE = "relation_split"
-UNKNOWN_REGION = "Unknown"
 QUAD_COLUMNS = ("quad_id", "date", "subject", "relation", "relation_root", "object", "num_daily_mentions")
-BALANCED_ATTRIBUTES = ("date", "root", "region", "country")
-
-
-@dataclass(frozen=True)
-class BalanceWeights:
-    """The paper balances dates, countries and CAMEO types; regions are off unless weighted."""
-
-    date: float = 1.0
-    root: float = 1.0
-    region: float = 0.0
-    country: float = 1.0
-
-
-@dataclass(frozen=True)
-class RelationSplitConfig:
-    min_daily_mentions: int = 100  # MIRAI test split: 100 (per event under paper, per group under relaxed)
-    min_articles: int = 5  # MIRAI: 5 (paper: articles with surviving text per event; relaxed: group URLs)
-    queries_per_month: int = 100
-    seed: int = 7
-    balance_weights: BalanceWeights = field(default_factory=BalanceWeights)
-    horizons_days: tuple[int, ...] = (1, 7, 30, 90)
-
-    def __post_init__(self) -> None:
-        if self.min_daily_mentions < 0 or self.min_articles < 0:
-            raise ValueError("relation_split thresholds must be >= 0")
-        if self.queries_per_month < 1:
-            raise ValueError("relation_split.queries_per_month must be >= 1")
-        if any(days < 0 for days in self.horizons_days) or len(set(self.horizons_days)) != len(
-            self.horizons_days
-        ):
-            raise ValueError("relation_split.horizons_days must be distinct non-negative day counts")
-
-    def weights(self) -> dict[str, float]:
-        return {name: float(getattr(self.balance_weights, name)) for name in BALANCED_ATTRIBUTES}
-
-
 HORIZON = pa.struct([pa.field("days", pa.int32()), pa.field("last_history_date", pa.date32())])
 ROOT_ANSWERS = pa.struct([pa.field("root", pa.string()), pa.field("relations", pa.list_(pa.string()))])
 QUERY_SCHEMA = pa.schema(
@@ -158,21 +127,38 @@ def read_texts(path: str | Path) -> frozenset[str]:
     return frozenset(str(url) for url in pq.read_table(path, columns=["url"]).column("url").to_pylist())
 
 
+def _urls_of(row: Mapping[str, Any]) -> list[str]:
+    return [str(url) for url in row["urls"] or () if url]
+
+
 def group_quads(
-    rows: Sequence[Mapping[str, Any]], ledger: StageLedger, source: str, texts: Set[str] = frozenset()
+    rows: Sequence[Mapping[str, Any]],
+    ledger: StageLedger,
+    source: str,
+    texts: Set[str] = frozenset(),
+    need_text: bool = False,
 ) -> list[Group]:
-    """Fold valid quads into groups (sorted by query_id); malformed or repeated quads become rejects.
+    """Fold valid quads into groups (sorted by query_id); malformed or repeated quads become rejects, and
+    with ``need_text`` so do quads none of whose URLs is in ``texts`` (``event_without_text``).
 
     Counting: every quad is checked as a step; the valid ones are then folded into their groups, which
     replace them as the items handed on (:func:`almanac.core.step.fold_into`).
     """
     seen: set[str] = set()
+    valid_pairs: set[tuple[Any, Any, Any]] = set()
 
     def check(row: Mapping[str, Any]) -> Drop | None:
         quad_id = str(row["quad_id"])
         problem = "repeated quad_id" if quad_id in seen else quad_problem(row)
         seen.add(quad_id)
-        return Drop(INVALID_QUAD, problem) if problem else None
+        if problem:
+            return Drop(INVALID_QUAD, problem)
+        valid_pairs.add((row["date"], row["subject"], row["object"]))
+        urls = _urls_of(row)
+        if need_text and not any(url in texts for url in urls):
+            label = f"({row['date']}, {row['subject']}, {row['relation']}, {row['object']})"
+            return Drop(EVENT_WITHOUT_TEXT, f"{label}: none of its {len(urls)} source URLs kept its text")
+        return None
 
     def quad_source(row: Mapping[str, Any]) -> str:
         return f"{source}:{row['quad_id']}"
@@ -183,31 +169,15 @@ def group_quads(
     for row in valid:
         key = (row["date"], row["subject"], row["object"])
         group = groups.setdefault(key, Group(*key))
-        urls = [str(url) for url in row["urls"] or () if url]
-        group.add(str(row["relation"]), int(row["num_daily_mentions"]), urls, texts)
+        group.add(str(row["relation"]), int(row["num_daily_mentions"]), _urls_of(row), texts)
     fold_into(ledger, len(valid), len(groups))
+    if need_text:
+        ledger.extra["day_pairs_without_text"] = len(valid_pairs) - len(groups)
     return sorted(groups.values(), key=lambda g: g.query_id)
 
 
 def _query_id(group: Group) -> str:
     return group.query_id
-
-
-def region_of(country: str, regions: Mapping[str, str]) -> str:
-    return regions.get(country, UNKNOWN_REGION)
-
-
-def profile(group: Group, regions: Mapping[str, str]) -> Profile:
-    return {
-        "date": (group.day.isoformat(),),
-        "root": tuple(group.roots),
-        "region": (region_of(group.subject, regions), region_of(group.object, regions)),
-        "country": (group.subject, group.object),
-    }
-
-
-def _tested(group: Group) -> set[str]:
-    return group.relations if group.test_relations is None else group.test_relations
 
 
 def query_row(
@@ -267,9 +237,14 @@ def build_month(
     first, last = month_window(month)
     rows = quads_of_month(quads, month).to_pylist()
     ledger = StageLedger(STAGE)
-    groups = group_quads(rows, ledger, source, texts)
-    invalid = len(ledger.rejects)  # so far the ledger holds the malformed quads only
-    admission = admit(groups, recipe, config.min_daily_mentions, config.min_articles, texts)
+    need_text = recipe == PAPER and config.answers_need_text
+    groups = group_quads(rows, ledger, source, texts, need_text)
+    # so far the ledger holds the malformed quads and (paper) the events without text only
+    invalid = sum(reject.reason == INVALID_QUAD for reject in ledger.rejects)
+    textless = len(ledger.rejects) - invalid
+    pairs_without_text = int(ledger.extra.get("day_pairs_without_text", 0))
+    every = config.admission == "every"
+    admission = admit(groups, recipe, config.min_daily_mentions, config.min_articles, texts, every)
     refused = {
         group.query_id: Drop(reason, f"{group.label} {detail}")
         for group, reason, detail in admission.rejected
@@ -284,9 +259,11 @@ def build_month(
     admission_step = filter_step(admitted, _query_id, group_source)
     candidates = apply_step(groups, admission_step, ledger, chained=True)
     assert candidates == admission.admitted, "admission keeps the groups in their order"
-    profiles = [profile(group, regions) for group in candidates]
+    profiles = [profile(group, regions, config.balance_actors) for group in candidates]
     weights = config.weights()
-    picks = balanced_sample(profiles, config.queries_per_month, weights, config.seed)
+    picks = balanced_sample(
+        profiles, config.queries_per_month, sampler_weights(config, candidates, regions), config.seed
+    )
     chosen = set(picks)
 
     def sampled(group: Group) -> Drop | None:
@@ -307,9 +284,19 @@ def build_month(
             "unit": "event",
             "events_removed": invalid,
             "queries_removed": 0,
-            "queries_left": left,
+            "queries_left": left + pairs_without_text,
         }
     ]
+    if recipe == PAPER:  # day-pairs whose every event lacked text never became a group
+        steps.append(
+            {
+                "rule": EVENT_WITHOUT_TEXT,
+                "unit": "event",
+                "events_removed": textless,
+                "queries_removed": pairs_without_text,
+                "queries_left": left,
+            }
+        )
     for step in admission.steps:
         left -= step.queries_removed
         steps.append(step.as_metrics(left))
@@ -337,6 +324,8 @@ def build_month(
             "shortfall": max(0, config.queries_per_month - len(candidates)),
             "thresholds": {
                 "applied_to": "event" if recipe == PAPER else "group",
+                "answers_need_text": need_text,
+                "admission": config.admission if recipe == PAPER else "group",
                 "min_daily_mentions": config.min_daily_mentions,
                 "min_articles": config.min_articles,
                 "articles_counted": "cleaned text survived" if recipe == PAPER else "source URLs",
@@ -345,6 +334,8 @@ def build_month(
             "test_events": sum(len(_tested(g)) for g in candidates),
             "seed": config.seed,
             "balance_weights": weights,
+            "balance_actors": config.balance_actors,
+            "balance_objective": config.balance_objective,
             "balance": balance_summary(profiles, picks, weights),
             "sample_distribution": distribution(profiles, picks),
             "candidate_distribution": distribution(profiles, range(len(profiles))),

@@ -14,9 +14,11 @@ them, per query and then averaged over all queries (macro averages):
 - quad classes: MIRAI's grouping (01-04, 05-08, 09-16, 17-20) by default, so scores compare with the
   paper's; ``quad_mapping: gdelt`` uses GDELT's QuadClass instead (see cameo.py).
 
-How answers are read (malformed items dropped, codes not in CAMEO counted as invalid, unreadable answers
-scored as empty) is in predictions.py. Missing and unreadable forecasts score as empty ones; all are
-counted in the report. ``--baseline`` scores the frequency baseline of baseline.py instead of a file.
+How answers are read (as the authors' evaluator reads them: malformed items dropped, codes not in CAMEO
+counted as invalid, unreadable answers scored as empty, an answer the evaluator would fail on, e.g. one
+with an integer code, scored as empty) is in predictions.py. Missing and unreadable forecasts score as
+empty ones; all are counted in the report. ``--baseline`` scores the frequency baseline of baseline.py
+instead of a file.
 """
 
 from __future__ import annotations
@@ -143,6 +145,7 @@ def score_predictions(
     status: Counter[str] = Counter()
     unreadable: Counter[str] = Counter()
     dropped: Counter[str] = Counter()
+    notes: Counter[str] = Counter()
     invalid = 0
     per_query = []
     for row in rows:
@@ -151,6 +154,7 @@ def score_predictions(
         if reading.unreadable:
             unreadable[reading.unreadable] += 1
         dropped.update(reading.dropped)
+        notes.update(reading.notes)
         invalid += len(reading.invalid_codes)
         prediction = reading.prediction if not reading.unreadable else EMPTY
         state = (
@@ -184,6 +188,7 @@ def score_predictions(
             **{state: status[state] for state in STATUSES},
             "unreadable_by_reason": dict(sorted(unreadable.items())),
             "dropped_items_by_reason": dict(sorted(dropped.items())),
+            "read_as_the_authors_by_reason": dict(sorted(notes.items())),
             "invalid_codes": invalid,
             "unknown_query_ids": len(set(loaded.by_query) - known),
             "unreadable_records": loaded.unreadable_records,
@@ -267,6 +272,15 @@ def report_markdown(report: dict[str, Any]) -> str:
                         counts["invalid_codes"],
                     ]
                 ],
+            ),
+            *(
+                [
+                    "",
+                    "Read as MIRAI's evaluator reads them (key kept, last copy of a repeated key kept):"
+                    f"{reasons(counts['read_as_the_authors_by_reason'])}",
+                ]
+                if counts.get("read_as_the_authors_by_reason")
+                else []
             ),
             "",
             markdown_table(["relations", "precision %", "recall %", "F1 %"], rows),

@@ -192,18 +192,21 @@ CARD_TEXTS: dict[str, CardText] = {
         "towards another on a given day, with the answer set recorded in the event exports.",
         motivation="Forecasting international events tests whether a model (or an agent with tools) can "
         "reason over the history of relations between countries. Queries are drawn per month from GDELT "
-        "events after cleaning and mention thresholds, balanced over dates, countries and CAMEO relation "
-        "roots as MIRAI's test splits are.",
+        "events after cleaning and mention thresholds, balanced over dates, CAMEO relation roots, "
+        "continents and countries with the weights of MIRAI's released sampler (1, 1, 0.4, 0.2).",
         collection="GDELT 2.0 event and mention exports of the configured months are downloaded from the "
         "masterfilelist (checksums verified) and parsed with pyarrow. Events are cleaned (duplicates, "
         "reporting date, country codes, unknown roots, mention thresholds) into (date, subject, relation, "
         "object) quads. The article behind each event URL is taken from the CC-News corpus, WARC page "
-        "archives or (optionally) a polite fetcher, and cleaned at paragraph and document level (OBELICS-"
-        "style: word count, repetition, special characters, a flagged-words list). Under the `paper` "
-        "recipe a day-pair is a test query only when one of its events meets the test split's mention and "
-        "article thresholds (`relation_split`), counting only articles whose cleaned text survived; "
-        "balanced queries are drawn per month with a fixed seed. The rules and what each removed are in "
-        "the statistics below.",
+        "archives or (optionally) a polite fetcher, and cleaned at paragraph and document level with the "
+        "MIRAI authors' OBELICS limits (word counts, repetition, special characters, a flagged-words list) "
+        "and their document language filter (English, probability >= 0.8). The `paper` recipe follows "
+        "the authors' released construction: only events with surviving article text are in the data (and "
+        "the answers); a day-pair is a test query only when it has an event with the test split's daily "
+        "mentions and every such event has the test split's number of articles with text "
+        "(`relation_split`); balanced queries are drawn per month with a fixed seed. What still differs "
+        "from the authors' construction (cleaning measures, language model, text sources, the sampler's "
+        "search) is listed in the statistics below with the rules and what each removed.",
         uses="Evaluating forecasting of international relations (first- and second-level CAMEO codes) "
         "with precision/recall/F1 and KL divergence over binary and quad classes (`almanac score`, MIRAI's "
         "quad mapping by default; `--baseline` scores the frequency baseline)." + FUTUREX_NOTE,
@@ -240,7 +243,10 @@ CARD_TEXTS: dict[str, CardText] = {
                 "answers / answers_by_root / answer_roots",
                 "CAMEO relations recorded that day (the answer set)",
             ),
-            ("recipe", "the MIRAI recipe that admitted the query: paper (the paper's rules) or relaxed"),
+            (
+                "recipe",
+                "the MIRAI recipe that admitted the query: paper (the authors' construction) or relaxed",
+            ),
             (
                 "test_relations",
                 "the answers whose own event met the test thresholds (every answer if relaxed)",
@@ -253,11 +259,13 @@ CARD_TEXTS: dict[str, CardText] = {
         ),
         split_rules=(
             "Each monthly file holds queries dated in that month only.",
-            "Answers are exactly the relations recorded for the query's date and country pair.",
+            "Answers are exactly the relations recorded for the query's date and country pair (under "
+            "`paper`, those with article text).",
             "Every history horizon ends before the query date.",
-            "Under `paper`, every test relation is an event of that day with at least "
-            "`relation_split.min_daily_mentions` daily mentions and `relation_split.min_articles` source "
-            "articles whose cleaned text survived; under `relaxed` the day-pair meets both as a whole.",
+            "Under `paper`, every answer is an event of that day with at least one article whose cleaned "
+            "text survived, and every answer with at least `relation_split.min_daily_mentions` daily "
+            "mentions (so every test relation) has `relation_split.min_articles` such articles; under "
+            "`relaxed` the day-pair meets both thresholds as a whole.",
         ),
     ),
 }

@@ -55,6 +55,8 @@ def tier_stats(
             "futurex_tiers": tiers["rejected_by_reason"],
         },
         "level1_without_distractors": tiers.get("level1_without_distractors", 0),
+        "level1_gold_is_released_answer": tiers.get("level1_gold_is_released_answer", 0),
+        "cross_style_marked": events.get("cross_style_marked", 0),
         "judge_roles": filtered.get("judge_roles", []),
         "judges": filtered.get("judges", {}),
         "vote": filtered.get("vote", ""),
@@ -75,8 +77,10 @@ def stats_markdown(stats: Mapping[str, Any]) -> str:
         "",
         f"Judge roles: {', '.join(f'{r} ({b})' for r, b in stats['judges'].items())} (vote: {stats['vote']})."
         " OpenForesight questions"
-        " drawn for Level 1 with no earlier-resolved distractor, kept open-ended:"
-        f" {stats['level1_without_distractors']}.",
+        " drawn for Level 1 kept open-ended: no unreleased candidate of their class public by the cut-off"
+        f" {stats['level1_without_distractors']}, their answer another released question's"
+        f" {stats.get('level1_gold_is_released_answer', 0)}. Candidates marked as repeating another"
+        f" style's training row: {stats.get('cross_style_marked', 0)}.",
         "",
     ]
     return "\n".join(lines)

@@ -15,12 +15,12 @@ from typing import Any
 
 from almanac.core.io import read_json
 from almanac.core.layout import METRICS
-from almanac.mirai.recipe import PAPER, RULES
+from almanac.mirai.recipe import AUTHORS_DIFFERENCES, AUTHORS_SETTINGS, PAPER, RULES
 from almanac.reports.model import Table
 
 STAGE = "relation_split"
-# The attributes MIRAI balances, in the report's order (region is reported only when weighted).
-BALANCED = ("date", "country", "root")
+# The attributes MIRAI's authors balance, in the report's order (region is reported only when weighted).
+BALANCED = ("date", "root", "continent", "country")
 _RULES = {rule.reason: rule for rule in RULES}
 
 
@@ -130,10 +130,22 @@ def _notes(recipe: str, recipes: Sequence[str], per_month: Mapping[str, Mapping[
     requested = sum(int(m.get("requested") or 0) for m in per_month.values())
     sampled = sum(int(m.get("sampled") or 0) for m in per_month.values())
     if recipe == PAPER:
+        departures = _departures(per_month)
+        built = "as the authors' released construction" if not departures else "NOT as the authors built it"
         lead = (
-            "Recipe `paper`: every MIRAI rule as the paper states it: a day-pair is a query only when one "
-            "of its events has the test split's daily mentions and news articles whose cleaned text "
+            f"Recipe `paper`: {built} (the paper, section 2.2, and where it is silent the authors' released "
+            'code; README "MIRAI as its authors built it"): answers are the day-pair\'s events with article '
+            "text, and a day-pair is a query only when it has an event with the test split's daily "
+            "mentions and every such event has the news articles, counting those whose cleaned text "
             "survived."
+            + (
+                f" This build departs from the authors' settings: {'; '.join(departures)}."
+                if departures
+                else ""
+            )
+            + " Remaining differences: "
+            + "; ".join(AUTHORS_DIFFERENCES)
+            + "."
         )
     else:
         lead = (
@@ -146,3 +158,21 @@ def _notes(recipe: str, recipes: Sequence[str], per_month: Mapping[str, Mapping[
         *(f"Rule `{rule.reason}`: {rule.statement}" for rule in RULES if recipe in rule.recipes),
         f"{sampled} queries sampled of {requested} requested over {len(per_month)} month(s).",
     ]
+
+
+def _departures(per_month: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The relation_split settings of any month that differ from the authors' (AUTHORS_SETTINGS)."""
+    found: set[str] = set()
+    for month_metrics in per_month.values():
+        thresholds = month_metrics.get("thresholds") or {}
+        actual = {
+            "answers_need_text": thresholds.get("answers_need_text"),
+            "admission": thresholds.get("admission"),
+            "balance_weights": month_metrics.get("balance_weights"),
+            "balance_actors": month_metrics.get("balance_actors"),
+            "balance_objective": month_metrics.get("balance_objective"),
+        }
+        for name, value in actual.items():
+            if value != AUTHORS_SETTINGS[name]:
+                found.add(f"relation_split.{name} = {value!r} (authors: {AUTHORS_SETTINGS[name]!r})")
+    return sorted(found)

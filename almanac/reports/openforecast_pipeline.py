@@ -15,6 +15,7 @@ from almanac.core.layout import METRICS
 # event_split rejects that would otherwise leak the future into a sample or a split.
 LEAKAGE_REASONS = (
     "background_after_cut",
+    "background_names_late_date",
     "target_after_test_start",  # the pre-issue-13 name of target_outside_window, kept for old metrics
     "target_outside_window",
     "target_before_cut",

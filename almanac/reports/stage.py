@@ -16,7 +16,7 @@ from almanac.reports.write import write_report
 
 def run_report_stage(style: str, build: Callable[[ReportScope], Report], description: str) -> int:
     started = time.perf_counter()
-    args, params = parse_stage_args(description, per_month=True)
+    args, params = parse_stage_args(description, per_month=True, allow_all=True)
     try:
         check_report_scopes(params)
         report = build(report_scope(args.month, params))

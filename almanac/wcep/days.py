@@ -19,10 +19,14 @@ import pyarrow as pa
 from mwparserfromhell.parser import ParserError
 
 from almanac.ccnews.records import Unreadable
+from almanac.core.record_errors import describe_error
 from almanac.wcep.portal import PORTAL_PREFIX, PortalLayoutError, WcepEvent, parse_day, parse_title_date
 
 DAY_FILE_SUFFIXES = (".wikitext", ".txt")
 TITLE_SLASH = "__"  # stands for "/" in file names
+# The dump reader's cap (almanac.wiki.dump); kept here so that wcep_news, which imports this module,
+# does not depend on the dump reader.
+DEFAULT_MAX_PAGE_BYTES = 4 * 1024 * 1024
 # Shape of a day title, checked before the date itself: "2025 Aprl 3" is a broken day page (a
 # reject), while "2025 April" or "Sidebar" are other portal pages (merely counted).
 _DAY_TITLE_SHAPE = re.compile(r"^\d{4}[ _]\S+[ _]\d{1,2}$")
@@ -78,15 +82,27 @@ def file_name_for_title(title: str, suffix: str = ".wikitext") -> str:
     return title.replace("/", TITLE_SLASH) + suffix
 
 
-def read_day_directory(directory: Path) -> Iterator[tuple[str, str] | Unreadable]:
-    """``(title, wikitext)`` per day-page file, by day then file name; undecodable files as Unreadable."""
+def read_day_directory(
+    directory: Path, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
+) -> Iterator[tuple[str, str] | Unreadable]:
+    """``(title, wikitext)`` per day-page file, by day then file name; undecodable files, and files over
+    ``max_page_bytes`` (never read), as Unreadable."""
     paths = sorted(
         (path for path in directory.iterdir() if path.is_file() and path.name.endswith(DAY_FILE_SUFFIXES)),
         key=lambda path: (parse_title_date(title_from_file_name(path.name)) or date.max, path.name),
     )
     for path in paths:
+        size = path.stat().st_size
+        if size > max_page_bytes:
+            yield Unreadable("page_too_large", f"{size} bytes > max_page_bytes {max_page_bytes}", str(path))
+            continue
         try:
-            text = path.read_bytes().decode("utf-8")
+            with open(path, "rb") as handle:  # at most one byte past the cap, if it grew since
+                data = handle.read(max_page_bytes + 1)
+            if len(data) > max_page_bytes:
+                yield Unreadable("page_too_large", f"more than max_page_bytes {max_page_bytes}", str(path))
+                continue
+            text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             yield Unreadable("undecodable_payload", f"invalid UTF-8 at byte {error.start}", str(path))
             continue
@@ -120,6 +136,9 @@ def parse_day_pages(pages: Iterable[tuple[str, str] | Unreadable], label: str) -
         except ParserError as error:
             result.page_rejects.append(PageReject("broken_wikitext", str(error), source))
             continue
+        except Exception as error:  # whatever one page raises is that page's reject, not the stage's
+            result.page_rejects.append(PageReject("unreadable_page", describe_error(error), source))
+            continue
         result.pages_parsed += 1
         result.events.extend(SourcedEvent(event, source) for event in parsed.events)
         result.bullet_rejects.extend(
@@ -128,8 +147,8 @@ def parse_day_pages(pages: Iterable[tuple[str, str] | Unreadable], label: str) -
     return result
 
 
-def parse_day_directory(directory: Path) -> DayPagesResult:
-    return parse_day_pages(read_day_directory(directory), str(directory))
+def parse_day_directory(directory: Path, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES) -> DayPagesResult:
+    return parse_day_pages(read_day_directory(directory, max_page_bytes), str(directory))
 
 
 def event_row(event: WcepEvent, origin: str, source: str) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
 from almanac.wcep.days import DayPagesResult, PageReject, event_row, parse_day_directory, parse_day_pages
-from almanac.wcep.mds import MdsEvent, read_wcep_mds
-from almanac.wiki.dump import Skipped, WikiPage, read_dump
+from almanac.wcep.mds import DEFAULT_MAX_LINE_BYTES, MdsEvent, read_wcep_mds
+from almanac.wiki.dump import DEFAULT_MAX_PAGE_BYTES, Skipped, WikiPage, read_dump
 from almanac.wiki.ingest import find_dumps
 
 STAGE = "wcep_ingest"
@@ -30,6 +30,10 @@ class WcepIngestConfig:
     dump_dir: str = "data/raw/sample/wikipedia"  # pages-articles dumps; their namespace-100 day pages
     portal_dir: str = ""  # optional folder of raw day-page wikitext files
     mds_files: tuple[str, ...] = ()  # optional WCEP-MDS JSONL files
+    max_page_bytes: int = (
+        DEFAULT_MAX_PAGE_BYTES  # a day page whose text is larger: page_too_large, never held
+    )
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # a longer WCEP-MDS line: line_too_long, never held
 
 
 def ingest_wcep(config: WcepIngestConfig) -> tuple[list[dict[str, Any]], StageLedger]:
@@ -37,12 +41,13 @@ def ingest_wcep(config: WcepIngestConfig) -> tuple[list[dict[str, Any]], StageLe
     rows: list[dict[str, Any]] = []
     if config.dump_dir:
         for dump in find_dumps(Path(config.dump_dir)):
-            _add_pages(parse_day_pages(_portal_pages(dump, ledger), dump.as_posix()), rows, ledger)
+            pages = _portal_pages(dump, ledger, config.max_page_bytes)
+            _add_pages(parse_day_pages(pages, dump.as_posix()), rows, ledger)
     if config.portal_dir:
-        _add_pages(parse_day_directory(Path(config.portal_dir)), rows, ledger)
+        _add_pages(parse_day_directory(Path(config.portal_dir), config.max_page_bytes), rows, ledger)
     mds = Step(_mds_row, lambda item: content_id(item.source), lambda item: item.source)
     for name in config.mds_files:
-        rows.extend(apply_step(read_wcep_mds(Path(name), name), mds, ledger))
+        rows.extend(apply_step(read_wcep_mds(Path(name), name, config.max_line_bytes), mds, ledger))
     rows.sort(key=lambda row: (row["date"], row["source"], row["story_path"], row["id"]))
     ledger.extra["events"] = len(rows)
     return rows, ledger
@@ -54,8 +59,10 @@ def _mds_row(item: MdsEvent | Unreadable) -> dict[str, Any] | Drop:
     return Drop(item.reason, item.detail)
 
 
-def _portal_pages(dump: Path, ledger: StageLedger) -> Iterator[tuple[str, str] | Unreadable]:
-    for item in read_dump(dump, dump.as_posix(), namespaces=(PORTAL_NAMESPACE,)):
+def _portal_pages(
+    dump: Path, ledger: StageLedger, max_page_bytes: int
+) -> Iterator[tuple[str, str] | Unreadable]:
+    for item in read_dump(dump, dump.as_posix(), (PORTAL_NAMESPACE,), max_page_bytes):
         if isinstance(item, Skipped):
             ledger.count("skipped_pages", item.kind)
         elif isinstance(item, WikiPage):

@@ -30,7 +30,7 @@ from requests.exceptions import ChunkedEncodingError
 from almanac.ccnews.extract import decode_html, detect_language, extract_article
 from almanac.core.download import DownloadConfig, Sleep, backoff_delay, parse_retry_after
 from almanac.core.ids import canonical_url, content_id
-from almanac.core.record_errors import RECORD_ERROR, record_error_detail, reraise_infrastructure
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
 from almanac.core.step import Drop, Step, apply_step, fan_out
@@ -154,7 +154,7 @@ class Fetcher:
             return self._fetch(url)
         except Exception as error:  # a page no check foresaw (a parser's RecursionError ...)
             reraise_infrastructure(error)
-            return FetchResult(url, RECORD_ERROR, record_error_detail(error))
+            return FetchResult(url, RECORD_ERROR, describe_error(error))
 
     def _fetch(self, url: str) -> FetchResult:
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:

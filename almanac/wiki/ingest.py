@@ -18,10 +18,11 @@ import pyarrow as pa
 
 from almanac.ccnews.records import Unreadable
 from almanac.core.ids import content_id
+from almanac.core.record_errors import describe_error
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP
 from almanac.core.step import Drop, GroupStep, Step, apply_group_step, apply_step
-from almanac.wiki.dump import MAIN_NAMESPACE, Skipped, WikiPage, read_dump
+from almanac.wiki.dump import DEFAULT_MAX_PAGE_BYTES, MAIN_NAMESPACE, Skipped, WikiPage, read_dump
 from almanac.wiki.sections import WikitextError, split_sections, word_count
 
 STAGE = "wiki_ingest"
@@ -45,6 +46,7 @@ WIKI_ARTICLE_SCHEMA = pa.schema(
 class WikiIngestConfig:
     raw_dir: str = "data/raw/sample/wikipedia"
     min_words: int = 200  # OpenForecast kept articles long enough to hold an event's evolution
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES  # a page whose text is larger: page_too_large, never held
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class DumpTask:
     path: str
     label: str
     min_words: int
+    max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES
 
 
 def find_dumps(raw_dir: Path) -> list[Path]:
@@ -72,9 +75,11 @@ def ingest_dump(task: DumpTask) -> tuple[list[dict[str, Any]], StageLedger]:
             return Drop(item.reason, item.detail)
         try:
             sections = split_sections(item.text)
+            words = word_count(sections)
         except WikitextError as error:
             return Drop("broken_wikitext", f"{item.title}: {error}"[:2000])
-        words = word_count(sections)
+        except Exception as error:  # whatever one page raises is that page's reject, not the dump's
+            return Drop("unreadable_page", f"{item.title}: {describe_error(error)}")
         if words < task.min_words:
             return Drop("too_short", f"{item.title}: {words} words < {task.min_words}")
         return {
@@ -95,7 +100,7 @@ def ingest_dump(task: DumpTask) -> tuple[list[dict[str, Any]], StageLedger]:
 
 def _pages(task: DumpTask, ledger: StageLedger) -> Iterator[WikiPage | Unreadable]:
     """The dump's main-namespace pages; skipped ones (redirects, ...) are tallied by kind, not items."""
-    for item in read_dump(Path(task.path), task.label, namespaces=(MAIN_NAMESPACE,)):
+    for item in read_dump(Path(task.path), task.label, (MAIN_NAMESPACE,), task.max_page_bytes):
         if isinstance(item, Skipped):
             ledger.count("skipped_pages", item.kind)
         else:

@@ -11,22 +11,54 @@ from almanac.check.futurex import Sources, check_futurex
 
 CUT, RESOLVED = date(2025, 5, 31), date(2025, 6, 7)
 QUESTIONS = {
-    "q1": {"answer": "Kessling United", "question_start_date": CUT, "resolution_date": RESOLVED},
+    "q1": {
+        "answer": "Kessling United",
+        "question_start_date": CUT,
+        "resolution_date": RESOLVED,
+        "split": "test",
+        "url": "https://t.example/q1",
+    },
     "q0": {
         "answer": "Brennford Rovers",
         "question_start_date": date(2025, 4, 1),
         "resolution_date": date(2025, 4, 9),
+        "split": "train",
+        "url": "https://t.example/q0",
     },
     "q9": {
         "answer": "Harbor City",
         "question_start_date": date(2025, 6, 1),
         "resolution_date": date(2025, 6, 9),
+        "split": "test",
+        "url": "https://t.example/q9",
     },
 }
 NUMERIC = {
-    "n1": {"answer": "41 seats", "article_publish_date": datetime(2025, 6, 7, tzinfo=UTC)},
+    "n1": {
+        "answer": "41 seats",
+        "article_publish_date": datetime(2025, 6, 7, tzinfo=UTC),
+        "url": "https://b.example/1",
+    },
+    # a numeric reject whose article also gave a released train question
+    "n0": {
+        "answer": "41 seats",
+        "article_publish_date": datetime(2025, 6, 7, tzinfo=UTC),
+        "url": "https://t.example/q0",
+    },
 }
-SOURCES = Sources(QUESTIONS, {"p1": {"042", "036"}}, NUMERIC)
+# What foresight_qgen generated (released or not): Level-1 distractors come from the unreleased ones.
+CANDIDATES = {
+    "q0": {"answer": "Brennford Rovers", "article_publish_date": datetime(2025, 4, 9, tzinfo=UTC)},
+    "c0": {"answer": "Ashford Town", "article_publish_date": datetime(2025, 4, 2, tzinfo=UTC)},
+    "c5": {"answer": "Rovers", "article_publish_date": datetime(2025, 4, 2, tzinfo=UTC)},
+    "c9": {"answer": "Caldmoor", "article_publish_date": datetime(2025, 6, 9, tzinfo=UTC)},
+}
+SOURCES = Sources(QUESTIONS, {"p1": {"042", "036"}}, NUMERIC, CANDIDATES, frozenset({"2025-06"}))
+
+
+def level1(distractor: str, source: str, public: date) -> dict[str, Any]:
+    cited = [{"question_id": source, "answer": distractor, "resolution_date": public}]
+    return row(1, options=[distractor, "Kessling United"], distractor_sources=cited)
 
 
 def row(level: int, **changes: Any) -> dict[str, Any]:
@@ -54,9 +86,9 @@ def row(level: int, **changes: Any) -> dict[str, Any]:
         "distractor_sources": [],
     }
     if level == 1:
-        base["options"] = ["Brennford Rovers", "Kessling United"]
+        base["options"] = ["Ashford Town", "Kessling United"]
         base["distractor_sources"] = [
-            {"question_id": "q0", "answer": "Brennford Rovers", "resolution_date": date(2025, 4, 9)}
+            {"question_id": "c0", "answer": "Ashford Town", "resolution_date": date(2025, 4, 2)}
         ]
     if level == 2:
         base.update(
@@ -104,17 +136,21 @@ def test_clean_rows_of_every_tier_pass() -> None:
         (row(3, information_cutoff=RESOLVED), "cutoff_before_resolution"),
         (row(3, background="Kessling United lead the table."), "answer_not_in_prompt"),
         (row(3, aliases=["Kessling"], question="Will Kessling lift the cup?"), "answer_not_in_prompt"),
+        (level1("Caldmoor", "c9", date(2025, 6, 9)), "distractors_public_by_cutoff"),  # public after the cut
+        (row(1, options=["Ashford", "Kessling United"]), "distractors_public_by_cutoff"),  # not the cited one
+        # A released train question's answer: public, but it can be struck out by elimination.
+        (level1("Brennford Rovers", "q0", date(2025, 4, 9)), "distractors_public_by_cutoff"),
+        (level1("Brennford Rovers", "q0", date(2025, 4, 9)), "level1_not_by_elimination"),
+        # An unreleased candidate's answer, but a part of a released answer ("Brennford Rovers").
+        (level1("Rovers", "c5", date(2025, 4, 2)), "level1_not_by_elimination"),
+        # The gold itself is another released question's answer: the one option a lookup finds.
         (
-            row(
-                1,
-                options=["Harbor City", "Kessling United"],
-                distractor_sources=[
-                    {"question_id": "q9", "answer": "Harbor City", "resolution_date": date(2025, 6, 9)}
-                ],
-            ),
-            "distractors_public_by_cutoff",
+            row(1, options=["Ashford Town", "Harbor City"], answers=["Harbor City"]),
+            "level1_not_by_elimination",
         ),
-        (row(1, options=["Ashford", "Kessling United"]), "distractors_public_by_cutoff"),
+        (row(3, source_id="q0", answers=["Brennford Rovers"]), "candidates_not_in_training"),
+        (row(4, resolution_date=date(2025, 5, 7)), "candidates_not_in_training"),
+        (row(4, source_id="n0"), "candidates_not_in_training"),
         (row(3, answers=["Brennford Rovers"]), "sources_traceable"),
         (row(2, answers=["036 b", "190 x"], options=["010 c", "036 b", "190 x"]), "sources_traceable"),
         (row(4, resolution_date=date(2025, 6, 8)), "sources_traceable"),
@@ -127,9 +163,10 @@ def test_each_invariant_catches_its_violation(bad: dict[str, Any], invariant: st
 def test_an_id_twice_and_an_open_answer_among_options() -> None:
     assert "ids_unique" in failures([row(3), row(3, source_id="q9")])
     # The Level-3 question's answer is shown as the Level-1 question's distractor.
-    open_question = row(3, question_id="t3", source_id="q0", answers=["Brennford Rovers"],
-                        information_cutoff=date(2025, 4, 1), resolution_date=date(2025, 4, 9))  # fmt: skip
-    assert failures([row(1), open_question])["open_answers_not_options"] == {"t1"}
+    open_question = row(3, question_id="t3", source_id="q9", answers=["Harbor City"],
+                        information_cutoff=date(2025, 6, 1), resolution_date=date(2025, 6, 9))  # fmt: skip
+    shown = level1("Harbor City", "q9", date(2025, 6, 9))
+    assert failures([shown, open_question])["open_answers_not_options"] == {"t1"}
 
 
 def test_a_source_released_twice_and_a_crowded_day() -> None:

@@ -37,8 +37,8 @@ QUADS = [
         "num_daily_mentions": 70,
     },
 ]
-# Cleaned text survived for the five sources of 042 (not for 036's one).
-TEXTS = frozenset(A_URLS)
+# Cleaned text survived for the five sources of 042 and for 036's one.
+TEXTS = frozenset([*A_URLS, "https://b.example/2"])
 
 
 def query(**changes: Any) -> dict[str, Any]:
@@ -107,3 +107,37 @@ def test_relaxed_checks_the_day_pair_and_its_urls() -> None:
         [query(recipe="relaxed")], recorded_from_quads(QUADS), ["2025-05"], "all", Thresholds(200, 5)
     )
     assert [result.name for result in report.violated] == ["test_thresholds_met"]
+
+
+def test_paper_answers_are_the_events_with_text() -> None:
+    # 036's one article lost its text: under the authors' construction 036 is no event of the data, so
+    # an answer set holding it fails, and the answer set without it is complete.
+    only_a = frozenset(A_URLS)
+    assert failures([query()], only_a) == {"answers_have_text": {"m1"}}
+    assert failures([query(answers=["042"], answer_roots=["04"])], only_a) == {}
+    # relaxed queries have no texts to go by: every recorded relation stays an answer
+    relaxed = query(recipe="relaxed", test_relations=["036", "042"], answers=["042"], answer_roots=["04"])
+    assert failures([relaxed], frozenset()) == {"answers_complete": {"m1"}}
+
+
+def test_every_loud_event_of_a_paper_query_has_its_articles() -> None:
+    # a third event of the day-pair, 057: 110 mentions but 2 texts. The authors admit the pair only if
+    # every event with >= 100 mentions has 5 texts, so testing 042 alone is not enough.
+    loud = {
+        **QUADS[0],
+        "relation": "057",
+        "num_daily_mentions": 110,
+        "urls": ["https://d.example/1", "https://d.example/2"],
+    }
+    recorded = recorded_from_quads([*QUADS, loud])
+    texts = TEXTS | set(loud["urls"])
+    row = query(
+        answers=["036", "042", "057"], answer_roots=["03", "04", "05"], urls=[*query()["urls"], *loud["urls"]]
+    )
+
+    def violated(limits: Thresholds) -> list[str]:
+        report = check_mirai([row], recorded, ["2025-05"], "all", limits, texts)
+        return [result.name for result in report.violated]
+
+    assert violated(Thresholds()) == ["test_thresholds_met"]
+    assert violated(Thresholds(admission="any")) == []

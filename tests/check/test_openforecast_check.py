@@ -126,3 +126,22 @@ def test_windows_out_of_order() -> None:
     )
     report = check_openforecast([sample("stf")], windows, TIMELINES, DOCUMENTS)
     assert "split_windows_ordered" in failures(report)
+
+
+@pytest.mark.parametrize(
+    ("text", "leaks"),
+    [
+        ("Estmark proposes a timber tariff from 20 May 2025.", True),  # day after the cut (2025-04-10)
+        ("Estmark proposes a timber tariff, to be voted on April 12.", True),  # yearless: the event's year
+        ("Estmark proposes a tariff to take effect in April 2025.", True),  # the month reaches past the cut
+        ("Estmark proposes a timber tariff, first floated on 2025-03-30.", False),
+        ("Estmark proposes a tariff, as it did in March 2025.", False),
+        ("Estmark may propose a tariff in 2026.", False),  # a bare year or "may" names no date
+    ],
+)
+def test_background_text_naming_a_date_after_the_cut(text: str, leaks: bool) -> None:
+    quoting = event("e1", text, "2025-04-02")
+    row = sample("ltf", background=[quoting])
+    timeline = [quoting, *TIMELINE[1:]]
+    found = failures(run([row], {"ce-1": timeline}))
+    assert found == ({"background_text_dates_before_cut": {"ltf-1"}} if leaks else {})

@@ -130,3 +130,74 @@ def test_cross_question_leak_must_be_flagged() -> None:
     }
     corpus[other_url] = article(other_url, date(2025, 5, 1))
     assert run([question(), elsewhere], corpus).ok
+
+
+@pytest.mark.parametrize(
+    ("changes", "how"),
+    [
+        (
+            {
+                "answer": "Northern Games Federation",
+                "answer_class": "organization",
+                "answer_type": "string (organization)",
+                "background": "Question start date: 2025-04-01. The NGF meets in April.",
+            },
+            "acronym: 'NGF'",
+        ),
+        (
+            {
+                "answer": "Northern Games Federation",
+                "answer_class": "organization",
+                "answer_type": "string (organization)",
+                "question_title": "Will the Northern Games pick a host by April 30, 2025?",
+            },
+            "partial: 'Northern Games'",
+        ),
+    ],
+)
+def test_acronym_and_partial_name_leaks_are_reported(changes: dict[str, Any], how: str) -> None:
+    report = run([question(**changes)])
+    assert failures(report) == {"answer_not_in_prompt": {"q-train-1"}}
+    assert how in report.invariants["answer_not_in_prompt"].failures["q-train-1"]
+
+
+def test_an_institution_declared_a_person_has_no_surname_leak() -> None:
+    row = question(answer="The Cathedral School", question_title="Which school will win by April 30, 2025?")
+    assert run([row]).ok
+
+
+def test_an_outlet_in_test_and_train_breaks_the_source_disjoint_test() -> None:
+    months = {"train": ["2025-04"], "validation": ["2025-05"], "test": ["2025-06"]}
+    train = question()
+    test = question(
+        question_id="q-test-1", split="test", _split_dir="test", resolution_date=date(2025, 6, 20)
+    )
+    report = check_openforesight([train, test], months, None, disjoint=(True, ()))
+    assert set(report.invariants["test_outlets_disjoint"].failures) == {"q-train-1", "q-test-1"}
+    # Off by the params: the invariant is not run at all.
+    assert "test_outlets_disjoint" not in check_openforesight([train, test], months, None).invariants
+    # A listed test source that the test row is not from.
+    other = {**test, "news_source": "other.example"}
+    listed = check_openforesight([train, other], months, None, disjoint=(True, ("third.example",)))
+    assert set(listed.invariants["test_outlets_disjoint"].failures) == {"q-test-1"}
+
+
+@pytest.mark.parametrize(
+    ("title", "text", "why"),
+    [
+        # An outcome phrase fails with or without the article.
+        ("Who will win by 14 votes to 9 by April 30, 2025?", "", "outcome phrase 'by 14 votes to 9'"),
+        # A count the article states ("41 seats") gives the outcome away; one it does not state is no trace.
+        ("Which party will hold 41 seats by April 30, 2025?", "The Alliance won 41 seats.", "number '41'"),
+    ],
+)
+def test_outcome_details_in_the_title_are_reported(title: str, text: str, why: str) -> None:
+    corpus = {URL: {**article(URL, date(2025, 4, 20)), "text": text}}
+    report = run([question(question_title=title)], corpus)
+    assert failures(report) == {"title_free_of_outcome": {"q-train-1"}}
+    assert why in report.invariants["title_free_of_outcome"].failures["q-train-1"]
+
+
+def test_a_count_the_article_does_not_state_passes() -> None:
+    corpus = {URL: {**article(URL, date(2025, 4, 20)), "text": "The Alliance won 40 seats in 2021."}}
+    assert run([question(question_title="Which party will hold 41 seats by April 30, 2025?")], corpus).ok

@@ -106,3 +106,57 @@ def test_the_cutoff_rule_worked_by_hand(
     resolution: date, precision: str, months: int, expected: date
 ) -> None:
     assert expected_cutoff(resolution, precision, months) == expected
+
+
+def test_a_back_dated_chunk_table_is_caught_by_the_corpus_date() -> None:
+    from datetime import UTC, datetime
+
+    from almanac.check.retrieval import corpus_chunk_days
+    from almanac.core.ids import content_id
+
+    text = "Port Alder campaign opens"
+    chunk_id = content_id("a1", "0", text)
+    # The chunk table claims 2025-03-20 (on the cut-off); the corpus article was published 2025-03-25.
+    chunks = [{"chunk_id": chunk_id, "article_id": "a1", "ordinal": 0, "text": text}]
+    corpus = {"a1": {"publish_date": datetime(2025, 3, 25, 9, tzinfo=UTC), "date_precision": "day"}}
+    days, problems = corpus_chunk_days(chunks, corpus)
+    assert days == {chunk_id: date(2025, 3, 25)} and problems == {}
+    row = context_row(chunk_id=chunk_id, available_date=date(2025, 3, 20))
+    report = check_openforesight(
+        [question()],
+        MONTHS,
+        {URL: article(URL, date(2025, 4, 20))},
+        retrieval=RetrievalContext([row], days, 1, problems),
+    )
+    assert {result.name: set(result.failures) for result in report.violated} == {
+        "retrieval_not_after_cutoff": {"q-train-1#1"}
+    }
+
+
+def test_a_chunk_whose_article_id_was_swapped_or_undated_has_no_day() -> None:
+    from datetime import UTC, datetime
+
+    from almanac.check.retrieval import corpus_chunk_days
+    from almanac.core.ids import content_id
+
+    text = "Port Alder campaign opens"
+    swapped = {"chunk_id": content_id("a1", "0", text), "article_id": "a0", "ordinal": 0, "text": text}
+    undated = {"chunk_id": content_id("a2", "0", text), "article_id": "a2", "ordinal": 0, "text": text}
+    corpus = {
+        "a0": {"publish_date": datetime(2025, 1, 1, tzinfo=UTC), "date_precision": "day"},
+        "a2": {"publish_date": datetime(2025, 1, 1, tzinfo=UTC), "date_precision": "month"},
+    }
+    days, problems = corpus_chunk_days([swapped, undated], corpus)
+    assert days == {}
+    assert "not the hash" in problems[swapped["chunk_id"]] and "'month'" in problems[undated["chunk_id"]]
+
+
+def test_article_last_day_follows_the_precision() -> None:
+    from datetime import UTC, datetime
+
+    from almanac.check.dates import article_last_day
+
+    published = datetime(2025, 3, 25, 23, 30, tzinfo=UTC)
+    assert article_last_day(published, "day") == date(2025, 3, 25)
+    assert article_last_day(published, "upper_bound") == date(2025, 3, 25)  # the crawl bounds it
+    assert article_last_day(published, "month") is None  # no precision the corpus knows: no day

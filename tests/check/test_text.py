@@ -49,3 +49,36 @@ def test_cross_question_index_finds_whole_token_answers() -> None:
     index = ngram_index([("q1", answer_tokens("Dana Whitcombe")), ("q2", answer_tokens("Rovers"))])
     assert answers_in("Will Dana Whitcombe's rivals concede?", index, 2) == {"q1"}
     assert answers_in("Will the Roversfield club win?", index, 2) == set()
+
+
+def test_acronym_of_a_multi_word_name() -> None:
+    answer = "Northern Games Federation"
+    assert find_answer(answer, "Will the NGF pick Brennford?", person=False) == "acronym: 'NGF'"
+    assert find_answer(answer, "Will the N.G.F. pick Brennford?", person=False) == "acronym: 'NGF'"
+    # Case-sensitive and whole-word: "ngf" in lower case and "NGFA" are not the initials.
+    assert find_answer(answer, "the ngf, NGFA and others", person=False) is None
+    # A person's initials are no alias: "DW" is anyone.
+    assert find_answer("Dana Whitcombe", "DW spoke.", person=True) is None
+
+
+def test_distinctive_part_of_an_organisation() -> None:
+    answer = "Northern Games Federation"
+    found = find_answer(answer, "Delegates of the Northern Games met.", person=False, organisation=True)
+    assert found == "partial: 'Northern Games'"
+    # Without the organisation class, a part is no match; generic parts never are.
+    assert find_answer(answer, "Delegates of the Northern Games met.", person=False) is None
+    assert find_answer(answer, "The federation met in the north.", person=False, organisation=True) is None
+    school = "Brennford Grammar School"
+    assert (
+        find_answer(school, "Will Brennford win?", person=False, organisation=True) == "partial: 'Brennford'"
+    )
+    # "Grammar School" is all generic, and "brennford" in lower case is not the proper name.
+    assert (
+        find_answer(school, "Which grammar school, near brennford?", person=False, organisation=True) is None
+    )
+
+
+def test_a_declared_person_that_is_an_institution_gets_no_surname() -> None:
+    # The pipeline's guard (almanac.core.names.person_like): "School" is no surname.
+    assert find_answer("The Cathedral School", "Which school will win?", person=True) is None
+    assert find_answer("Dana Whitcombe", "Whitcombe spoke.", person=True) == "surname: 'whitcombe'"

@@ -26,6 +26,7 @@ def test_invariant_violations_are_rejected_and_the_rest_released(tmp_path: Path)
     august_target = event("ce-1", 6, "It ended.", "2025-08-02", "ended", "it")
     april_month = event("ce-1", 0, "Sometime in April.", "2025-04")
     undated = event("ce-1", 0, "Whenever.", "unknown")
+    quoting = event("ce-1", 0, "The council fixes 12 April as the hearing day.", "2025-04-01")
     rows = [
         sample("ltf", "ltf-ok", "train", april),
         # Old rule: only targets on or after the test start were refused; May is validation.
@@ -36,6 +37,8 @@ def test_invariant_violations_are_rejected_and_the_rest_released(tmp_path: Path)
         # Old rule: a month-dated background passed as the 1st of its month.
         sample("stf", "stf-month-bg", "train", april, background=[april_month]),
         sample("stf", "stf-undated", "train", april, background=[*SAMPLE_BACKGROUND, undated]),
+        # Dated before the cut, but its text names a day after it (the year is the event's own).
+        sample("stf", "stf-names-late", "train", april, background=[quoting]),
         sample("aqa", "aqa-early", "validation", may, ce_id="ce-5", target=event("ce-5", 1, "x", "2025-05")),
         sample("mcnc", "mcnc-1", "train", april, answer_index=1, answer_label="B"),  # gold is at A
         sample("mcnc", "mcnc-true", "train", april, options=["It went on.", "It began.", "y", "z"]),
@@ -55,6 +58,7 @@ def test_invariant_violations_are_rejected_and_the_rest_released(tmp_path: Path)
         ("stf-wrong-split", "split_mismatch"),
         ("stf-month-bg", "background_after_cut"),
         ("stf-undated", "undated_event"),
+        ("stf-names-late", "background_names_late_date"),
         ("aqa-early", "target_before_cut"),
         ("mcnc-1", "inconsistent_options"),
         ("mcnc-true", "negative_is_true_event"),

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from almanac.futurex.metrics import clipped_score, exact_match, f1_score, overall_score, ranking_score
+from almanac.futurex.metrics import (
+    clipped_score,
+    exact_match,
+    f1_score,
+    overall_present,
+    overall_score,
+    ranking_score,
+)
 
 
 def test_level1_is_the_zero_one_score() -> None:
@@ -32,6 +39,17 @@ def test_level3_equation_1_full_and_partial_credit() -> None:
     assert ranking_score(["x"], ["w"], same) == 0.0
 
 
+def test_level3_a_longer_list_is_cut_to_k_items() -> None:
+    same = str.__eq__
+    names = [f"n{i}" for i in range(14)]
+    # k = 1: fifteen names are scored as their first one. The right name 5th: [n0] -> 0, where the
+    # uncut overlap would give 0.8 * 1/1 = 0.8; first: [x] -> 1, no more than the one right name.
+    assert ranking_score(["x"], [*names[:4], "x", *names[4:]], same) == 0.0
+    assert ranking_score(["x"], ["x", *names], same) == 1.0 == ranking_score(["x"], ["x"], same)
+    # k = 3: [y, x, w | z, ...] is cut to [y, x, w]: 2 of 3 right, 0.8 * 2/3 (z after the cut counts not).
+    assert ranking_score(["x", "y", "z"], ["y", "x", "w", "z", "v"], same) == pytest.approx(1.6 / 3)
+
+
 def test_level4_clipped_squared_error() -> None:
     # (100 - 95) / 10 = 0.5, squared 0.25: 0.75.
     assert clipped_score(100.0, 95.0, 10.0) == pytest.approx(0.75)
@@ -42,14 +60,17 @@ def test_level4_clipped_squared_error() -> None:
         clipped_score(1.0, 1.0, 0.0)
 
 
-def test_overall_weights_10_20_30_40() -> None:
+def test_overall_weights_10_20_30_40_over_all_four_tiers() -> None:
     weights = (0.1, 0.2, 0.3, 0.4)
     # 0.1 * 1 + 0.2 * 0.5 + 0.3 * 0.25 + 0.4 * 0 = 0.275.
-    score, used = overall_score({1: 1.0, 2: 0.5, 3: 0.25, 4: 0.0}, weights)
-    assert score == pytest.approx(0.275)
-    assert used == pytest.approx({1: 0.1, 2: 0.2, 3: 0.3, 4: 0.4})
-    # No Level-4 score: the other weights renormalised, 0.275 / 0.6.
-    score, used = overall_score({1: 1.0, 2: 0.5, 3: 0.25, 4: None}, weights)
+    assert overall_score({1: 1.0, 2: 0.5, 3: 0.25, 4: 0.0}, weights) == pytest.approx(0.275)
+    assert overall_present({1: 1.0, 2: 0.5, 3: 0.25, 4: 0.0}, weights)[0] == pytest.approx(0.275)
+    # No Level-4 score: the full score counts it 0 (0.275, not raised by leaving the hardest tier out) ...
+    assert overall_score({1: 1.0, 2: 0.5, 3: 0.25, 4: None}, weights) == pytest.approx(0.275)
+    assert overall_score({1: 1.0}, weights) == pytest.approx(0.1)
+    # ... and the mean over the tiers present, beside it, renormalises: 0.275 / 0.6.
+    score, used = overall_present({1: 1.0, 2: 0.5, 3: 0.25, 4: None}, weights)
     assert score == pytest.approx(0.275 / 0.6)
-    assert sorted(used) == [1, 2, 3]
-    assert overall_score({1: None, 2: None, 3: None, 4: None}, weights) == (None, {})
+    assert used == pytest.approx({1: 0.1 / 0.6, 2: 0.2 / 0.6, 3: 0.3 / 0.6})
+    assert overall_present({1: None, 2: None, 3: None, 4: None}, weights) == (None, {})
+    assert overall_score({1: None, 2: None, 3: None, 4: None}, weights) == 0.0

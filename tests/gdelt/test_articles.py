@@ -31,6 +31,7 @@ from almanac.gdelt.doc_quality import (
     load_flagged_words,
 )
 from almanac.gdelt.page_archive import ArchivedPage, PageArchive
+from almanac.gdelt.paragraphs import ParagraphThresholds
 from almanac.wcep.news import Fetcher
 from tests.support.downloads import SleepRecorder, put, server, sleep
 from tests.support.http_fixture_server import FixtureServer
@@ -230,7 +231,8 @@ def test_without_fetching_an_archive_problem_is_the_reject_reason(
 
 def test_replacing_the_flagged_words_list_changes_the_result(tmp_path: Path) -> None:
     # "dam" appears once in NORMAL's 88 words (27 + 29 + 23 + 9): 1/88 = 0.0114 > 0.01 once "dam" is a
-    # flagged word, while its paragraph (1 in 29 words, 0.034) stays under the paragraph limit 0.05.
+    # flagged word, while its paragraph (1 in 29 words, 0.034) stays under a paragraph limit of 0.05
+    # (under the authors' 0.02 the paragraph itself would go).
     url = "https://herald.example/water-deal"
     assert NORMAL.split().count("dam") == 1 and len(NORMAL.split()) == 88
     bundled = GdeltArticlesConfig()
@@ -239,7 +241,7 @@ def test_replacing_the_flagged_words_list_changes_the_result(tmp_path: Path) -> 
     assert table.num_rows == 1
     words = tmp_path / "my_words.txt"
     words.write_text("# our own list\ndam\n", encoding="utf-8")
-    own = GdeltArticlesConfig(flagged_words=str(words))
+    own = GdeltArticlesConfig(flagged_words=str(words), paragraph=ParagraphThresholds(max_flagged_ratio=0.05))
     flagged, _archive = load_config_lists(own, [url])
     assert flagged == frozenset({"dam"})
     table, ledger = link([url], own, flagged=flagged)
@@ -317,10 +319,12 @@ def test_stage_is_byte_identical_on_rerun(tmp_path: Path, monkeypatch: pytest.Mo
     assert metrics["cleaned_out"] == {
         "no_paragraph_kept": 1,
         "too_few_words": 0,
+        "too_many_words": 0,
         "char_repetition": 0,
         "word_repetition": 0,
         "special_chars": 0,
         "flagged_words": 0,
+        "language_id": 0,
     }
     assert (metrics["archive_files"], metrics["archive_duplicate_records"]) == (1, 0)
     assert metrics["flagged_words"] == len(load_flagged_words(BUNDLED_FLAGGED_WORDS))

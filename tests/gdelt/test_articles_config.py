@@ -104,7 +104,8 @@ def test_nested_sections_parse_and_refuse_unknown_keys() -> None:
     config = parse_section(GdeltArticlesConfig, params, "gdelt_articles")
     assert config.page_archives == ("x", "y")
     # the other paragraph limits keep the paragraph defaults, not the document's
-    assert config.paragraph == ParagraphThresholds(min_words=3, max_special_char_ratio=0.3)
+    assert config.paragraph == ParagraphThresholds(min_words=3)
+    assert config.paragraph.max_char_repetition == 0.1  # the document's is 0.2
     assert config.document == DocumentThresholds()
     with pytest.raises(ValueError, match=r"gdelt_articles\.paragraph.*unknown keys \['min_word'\]"):
         parse_section(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from almanac.gdelt.ingest import FileTask, discover_files, file_kind, ingest_file
-from almanac.gdelt.reader import FileRejected, _read_capped
+from almanac.gdelt.reader import FileRejected, split_lines
 from tests.gdelt.test_ingest import (
     MENTION,
     REALDATA,
@@ -112,10 +112,10 @@ def test_capped_read_stops_at_the_cap_whatever_the_directory_says() -> None:
 
     stream = Endless()
     with pytest.raises(FileRejected) as caught:
-        _read_capped(stream, 3_000_000, "endless.CSV")  # type: ignore[arg-type]
+        list(split_lines(stream, 3_000_000, 1000, "endless.CSV"))  # type: ignore[arg-type]
     assert caught.value.reason == "member_too_large"
     assert stream.served == 3_000_001  # read up to one byte past the cap, then stopped
-    assert _read_capped(io.BytesIO(b"abc"), 3, "small") == b"abc"  # exactly the cap is fine
+    assert list(split_lines(io.BytesIO(b"abc"), 3, 10, "small")) == [(1, b"abc")]  # the cap is fine
 
 
 def test_plain_csv_over_the_cap_is_one_file_reject(tmp_path: Path) -> None:

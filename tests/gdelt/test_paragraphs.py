@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,16 @@ CRUMB = "Home > World"  # 3 words < 5
 SHARE_BAR = "Share: [f] [x] [in] [@]"
 COOKIES = "Accept all cookies"  # 3 words
 NO_FLAGS: frozenset[str] = frozenset()
+# The limits these mechanism tests were worked out with (looser than the authors' paragraph defaults).
+LOOSE = ParagraphThresholds(
+    min_words=5, max_char_repetition=0.3, max_word_repetition=0.3, max_flagged_ratio=0.05
+)
+DOC = DocumentThresholds(min_words=50, max_word_repetition=0.2, max_special_char_ratio=0.2)
 
 
 def test_paragraph_pass_drops_boilerplate_and_keeps_the_article_in_order() -> None:
     page = "\n".join([CRUMB, ARTICLE[0], SHARE_BAR, "", ARTICLE[1], "   ", ARTICLE[2], COOKIES])
-    cleaned = clean_paragraphs(page, ParagraphThresholds(), NO_FLAGS)
+    cleaned = clean_paragraphs(page, LOOSE, NO_FLAGS)
     assert cleaned.text == "\n".join(ARTICLE)
     assert cleaned.paragraphs == 6  # blank lines are not paragraphs
     assert cleaned.dropped_by_reason == {"special_chars": 1, "too_few_words": 2}
@@ -47,7 +53,7 @@ def test_paragraphs_are_lines_with_whitespace_collapsed() -> None:
 
 
 def test_each_paragraph_reason() -> None:
-    limits = ParagraphThresholds()
+    limits = LOOSE
     # "ha ha ... ha" (10 words) flattens to 29 characters: 20 character 10-grams, and the text has
     # period 3, so only 3 are distinct: (20 - 3) / 20 = 0.85 > 0.3.
     laughing = " ".join(["ha"] * 10)
@@ -57,7 +63,7 @@ def test_each_paragraph_reason() -> None:
         "character 10-gram repetition 0.850 > 0.3",
     )
     # With the character check off, the same paragraph fails on words: 6 word 5-grams, 1 distinct.
-    no_char = ParagraphThresholds(max_char_repetition=1.0)
+    no_char = replace(LOOSE, max_char_repetition=1.0)
     assert first_failure(measure(laughing), no_char) == (
         "word_repetition",
         "word 5-gram repetition 0.833 > 0.3",
@@ -75,7 +81,7 @@ def test_each_paragraph_reason() -> None:
 
 
 def test_document_checks_in_order_and_at_their_boundaries() -> None:
-    limits = DocumentThresholds()  # 50 words, 0.2 / 0.2 / 0.2 / 0.01
+    limits = DOC  # 50 words, 0.2 / 0.2 / 0.2 / 0.01 (max 10,000 words)
     assert first_failure(DocQuality(50, 0.2, 0.2, 0.2, 0.01), limits) is None  # limits themselves pass
     assert first_failure(DocQuality(49, 0.0, 0.0, 0.0, 0.0), limits) == ("too_few_words", "49 words < 50")
     assert first_failure(DocQuality(10, 0.9, 0.9, 0.9, 0.9), limits) == ("too_few_words", "10 words < 50")
@@ -86,7 +92,11 @@ def test_document_checks_in_order_and_at_their_boundaries() -> None:
         DocQuality(50, 0.2, 0.2, 0.2, 0.011),
     ]
     reasons = [first_failure(quality, limits) for quality in failing]
-    assert [reason[0] for reason in reasons if reason] == list(CHECK_REASONS[1:])
+    assert [reason[0] for reason in reasons if reason] == list(CHECK_REASONS[2:])
+    assert first_failure(DocQuality(10_001, 0.0, 0.0, 0.0, 0.0), limits) == (
+        "too_many_words",
+        "10001 words > 10000",
+    )
 
 
 def test_document_pass_sees_what_no_paragraph_shows() -> None:
@@ -96,20 +106,29 @@ def test_document_pass_sees_what_no_paragraph_shows() -> None:
     paragraphs = [f"{paragraph} xxx" for paragraph in ARTICLE]
     words = sum(len(paragraph.split()) for paragraph in paragraphs)
     assert words == 82  # 27 + 29 + 23 article words, plus one flagged word each
-    cleaned = clean_paragraphs("\n".join(paragraphs), ParagraphThresholds(), flagged)
+    cleaned = clean_paragraphs("\n".join(paragraphs), LOOSE, flagged)
     assert cleaned.dropped == 0
     quality = measure(cleaned.text, flagged)
     assert quality.flagged_word_ratio == pytest.approx(3 / 82)
-    assert first_failure(quality, DocumentThresholds()) == (
+    assert first_failure(quality, DOC) == (
         "flagged_words",
         "flagged-word ratio 0.037 > 0.01",
     )
     # A paragraph printed twice: each copy is clean, the document repeats itself.
     twice = "\n".join([*ARTICLE, *ARTICLE])
-    cleaned = clean_paragraphs(twice, ParagraphThresholds(), NO_FLAGS)
+    cleaned = clean_paragraphs(twice, LOOSE, NO_FLAGS)
     assert cleaned.dropped == 0
-    failure = first_failure(measure(cleaned.text), DocumentThresholds())
+    failure = first_failure(measure(cleaned.text), DOC)
     assert failure is not None and failure[0] == "char_repetition"
+
+
+def test_default_limits_are_the_mirai_authors_configuration() -> None:
+    # yecchen/MIRAI obelics/configs/config_filter_web_documents.yaml, the entries 5_clean_text.py uses
+    assert ParagraphThresholds() == ParagraphThresholds(4, 5_000, 0.1, 0.1, 0.3, 0.02)
+    assert DocumentThresholds() == DocumentThresholds(10, 10_000, 0.2, 0.3, 0.3, 0.01)
+    # a 4-word paragraph stays (authors: at least 4), a 3-word crumb goes
+    assert first_failure(measure("Read the full story"), ParagraphThresholds()) is None
+    assert first_failure(measure(CRUMB), ParagraphThresholds()) == ("too_few_words", "3 words < 4")
 
 
 def test_threshold_validation_names_the_field() -> None:
@@ -117,6 +136,8 @@ def test_threshold_validation_names_the_field() -> None:
         DocumentThresholds(min_words=-1)
     with pytest.raises(ValueError, match="max_flagged_ratio"):
         ParagraphThresholds(max_flagged_ratio=1.5)
+    with pytest.raises(ValueError, match="max_words"):
+        DocumentThresholds(min_words=20, max_words=10)
 
 
 # -- flagged words --------------------------------------------------------------------------------

@@ -104,7 +104,8 @@ def test_retry_budget_exhaustion_becomes_a_reject_row(serve: Serve, cache: LLMCa
 
 def test_client_errors_are_not_retried(serve: Serve, cache: LLMCache) -> None:
     server = serve(lambda body, seen: Reply(status=400, error_message="context too long"))
-    results = run_requests(remote_role(server), requests_for("bad", 1), cache)
+    # A share of 1: one refusal of one request would otherwise stop the run (test_failure_kinds.py).
+    results = run_requests(remote_role(server, max_failed_share=1.0), requests_for("bad", 1), cache)
     assert results[0].error == "llm_http_400" and server.chat_requests == 1
 
 

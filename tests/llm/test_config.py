@@ -10,7 +10,8 @@ import yaml
 
 import almanac.events.llm_tasks
 import almanac.foresight.llm_tasks
-import almanac.futuresim.llm_tasks  # noqa: F401
+import almanac.futuresim.llm_tasks
+import almanac.futurex.llm_tasks  # noqa: F401  (every domain's tasks: the prompt files test reads them all)
 from almanac.llm.config import LLMConfigError, RoleConfig, parse_llm_config
 from almanac.llm.prompts import PromptError, load_prompt, parse_template
 from almanac.llm.registry import registered

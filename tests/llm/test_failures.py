@@ -163,7 +163,7 @@ def test_content_failures_are_cached_transport_failures_are_asked_again(serve: S
     def script(body: dict[str, Any], seen: int) -> Reply:
         text = body["messages"][-1]["content"]
         if text == message("mix", 1):
-            return Reply(raw_body=b"{not json")  # malformed every time
+            return Reply(raw_body=b"{not json")  # malformed every time: the server's fault, not cached
         if text == message("mix", 2):
             return Reply(status=500)
         if text == message("mix", 3):
@@ -177,11 +177,11 @@ def test_content_failures_are_cached_transport_failures_are_asked_again(serve: S
     counts = lambda: [server.count(message("mix", i)) for i in range(5)]  # noqa: E731
     with LLMCache(tmp_path / "llm.sqlite") as cache:
         first = run_requests(role, requests_for("mix", 5), cache)
-        assert (len(cache), cache.failure_count()) == (1, 3)
+        assert (len(cache), cache.failure_count()) == (1, 2)
     assert counts() == [1, 3, 3, 1, 1]
     assert [r.error for r in first] == [
         "",
-        "llm_unreadable_response",
+        "llm_non_json_body",
         "llm_retries_exhausted",
         "llm_empty_response",
         "llm_http_400",
@@ -189,23 +189,23 @@ def test_content_failures_are_cached_transport_failures_are_asked_again(serve: S
     ledger = StageLedger("qgen")
     with LLMCache(tmp_path / "llm.sqlite") as cache:  # a new run opens the cache afresh
         second = run_requests(role, requests_for("mix", 5), cache, ledger)
-    assert counts() == [1, 3, 6, 1, 1]  # only the transport failure was sent again
+    assert counts() == [1, 6, 6, 1, 1]  # the server and transport failures were sent again
     assert [(r.error, r.cached) for r in second] == [
         ("", True),
-        ("llm_unreadable_response", True),
+        ("llm_non_json_body", False),
         ("llm_retries_exhausted", False),
         ("llm_empty_response", True),
         ("llm_http_400", True),
     ]
-    assert "unreadable completion body" in second[1].detail and "context too long" in second[4].detail
+    assert "reply is not JSON" in second[1].detail and "context too long" in second[4].detail
     run = ledger.run_counts
-    assert (run["llm.generator.cache_hits"], run["llm.generator.cached_failures"]) == (1, 3)
-    assert (run["llm.generator.cache_misses"], run["llm.generator.calls"]) == (1, 1)
-    assert ledger.extra["llm"]["generator.refused"] == 4  # three cached failures and one asked again
+    assert (run["llm.generator.cache_hits"], run["llm.generator.cached_failures"]) == (1, 2)
+    assert (run["llm.generator.cache_misses"], run["llm.generator.calls"]) == (2, 2)
+    assert ledger.extra["llm"]["generator.refused"] == 4  # two cached failures and two asked again
     with LLMCache(tmp_path / "llm.sqlite") as cache:
-        assert cache.forget_failures("echo") == 3
+        assert cache.forget_failures("echo") == 2
         run_requests(with_fields(role, max_retries=0), requests_for("mix", 5), cache)
-    assert counts() == [1, 4, 7, 2, 2]  # forgotten: asked again
+    assert counts() == [1, 7, 7, 2, 2]  # forgotten: asked again
 
 
 def test_batch_keeps_content_failures_and_resubmits_transport_ones(serve: Serve, tmp_path: Path) -> None:

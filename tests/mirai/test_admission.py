@@ -1,7 +1,8 @@
 """The recipes' threshold rules on hand-built day-pairs: per event (paper) against per group (relaxed).
 
 MIRAI section 2.2: a test event has >= 100 daily mentions and >= 5 news articles. ``paper`` reads that per
-(date, subject, relation, object) event and counts only articles whose text survived cleaning; ``relaxed``
+(date, subject, relation, object) event and counts only articles whose text survived cleaning, and by
+default (``every``, the authors' 7_generate_test_set.py) asks it of every loud event of the pair; ``relaxed``
 sums the day-pair's events and counts its source URLs.
 """
 
@@ -70,7 +71,9 @@ def test_the_passing_event_is_the_test_relation_and_every_relation_an_answer() -
         },
         texts,
     )
-    admission = paper_admission([group], MENTIONS, ARTICLES, texts)
+    # admission any: one loud event with 5 texts suffices (under every, 036 would block the pair; under
+    # the paper recipe with answers_need_text, 036 never reaches admission: relation_split.group_quads)
+    admission = paper_admission([group], MENTIONS, ARTICLES, texts, every=False)
     assert admission.admitted == [group] and group.test_relations == {"042"}
     row = query_row(group, "2025-05", REGIONS, (1,), PAPER)
     assert row["test_relations"] == ["042"]
@@ -152,3 +155,29 @@ def test_admit_dispatches_on_the_recipe_and_refuses_others() -> None:
     assert len(admit([_group({"042": (60, urls("n", 5))}, texts)], RELAXED, 50, 5, texts).admitted) == 1
     with pytest.raises(ValueError, match="unknown MIRAI recipe 'group'"):
         admit([], "group", 100, 5, texts)
+
+
+def test_every_loud_event_needs_its_articles_under_the_authors_rule() -> None:
+    # 042: 150 mentions, 5 texts (passes); 190: 120 mentions, 4 texts (loud, short); 057: 60 mentions,
+    # 1 text (quiet: not asked). The authors take the minimum text count over the loud events: 4 < 5.
+    texts = frozenset(urls("p", 5) + urls("q", 4) + urls("r", 1))
+    events = {"042": (150, urls("p", 5)), "190": (120, urls("q", 4)), "057": (60, urls("r", 1))}
+    every = paper_admission([_group(events, texts)], MENTIONS, ARTICLES, texts)
+    assert not every.admitted
+    [(_, reason, detail)] = every.rejected
+    assert reason == "event_too_few_articles"
+    assert detail == (
+        "not every event with >= 100 daily mentions has >= 5 articles whose cleaned text survived "
+        "(190: 4 of 4 URLs)"
+    )
+    # both loud events (042 and 190) stop being test candidates with the pair
+    assert (every.steps[1].events_removed, every.steps[1].queries_removed) == (2, 1)
+    # admission any: 042 alone admits the pair, and only 042 is a test relation
+    group = _group(events, texts)
+    anyone = paper_admission([group], MENTIONS, ARTICLES, texts, every=False)
+    assert anyone.admitted == [group] and group.test_relations == {"042"}
+    # once 190 has a fifth text, every loud event passes: both are the test relations
+    texts_more = texts | {"https://news.example/q/4"}  # urls("q", 5) adds q/4
+    fuller = _group({**events, "190": (120, urls("q", 5))}, texts_more)
+    assert paper_admission([fuller], MENTIONS, ARTICLES, texts_more).admitted == [fuller]
+    assert fuller.test_relations == {"042", "190"}

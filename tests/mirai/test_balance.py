@@ -144,12 +144,20 @@ def test_distribution_counts_each_query_once_per_value() -> None:
     assert imbalance(profiles, [0, 1], "region") == pytest.approx(2.5)
 
 
-# The weights relation_split uses by default: dates, CAMEO roots and countries, not regions (MIRAI 2.2).
-DEFAULT = RelationSplitConfig().weights()
+# The sampler's mechanism is tested with dates, CAMEO roots and countries weighted alike.
+DEFAULT = {"date": 1.0, "root": 1.0, "region": 0.0, "country": 1.0}
 
 
-def test_default_weights_balance_what_the_paper_names() -> None:
-    assert DEFAULT == {"date": 1.0, "root": 1.0, "region": 0.0, "country": 1.0}
+def test_default_weights_are_the_authors() -> None:
+    # yecchen/MIRAI dataset_construction/8_generate_test_subset.py, calculate_balance_score: the variances
+    # of the date, code, region (continent) and country counts, weighted 1, 1, 0.4, 0.2
+    assert RelationSplitConfig().weights() == {
+        "date": 1.0,
+        "root": 1.0,
+        "continent": 0.4,
+        "region": 0.0,
+        "country": 0.2,
+    }
 
 
 @pytest.mark.parametrize(

@@ -69,6 +69,7 @@ def test_param_names_are_read_as_written() -> None:
 def test_each_recipe_applies_its_rules_in_order() -> None:
     assert [rule.reason for rule in rules_of(PAPER)] == [
         "invalid_quad",
+        "event_without_text",
         "event_too_few_mentions",
         "event_too_few_articles",
         "not_sampled",

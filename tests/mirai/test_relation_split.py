@@ -71,7 +71,7 @@ def _day_pair() -> tuple[list[dict[str, Any]], frozenset[str]]:
 
 def test_query_row_answers_and_horizons() -> None:
     rows, texts = _day_pair()
-    queries, _ = build_month(table(rows), "2025-05", CONFIG, REGIONS, texts=texts)  # paper is the default
+    queries, ledger = build_month(table(rows), "2025-05", CONFIG, REGIONS, texts=texts)  # paper: default
     assert queries.schema == QUERY_SCHEMA
     by_query = {row["query"]: row for row in queries.to_pylist()}
     assert set(by_query) == {"(2025-05-12, USA, ?, CHN)", "(2025-05-12, CHN, ?, USA)"}
@@ -82,20 +82,23 @@ def test_query_row_answers_and_horizons() -> None:
     assert row["date_text"] == "May 12, 2025"
     assert (row["subject"], row["object"]) == ("USA", "CHN")
     assert (row["subject_region"], row["object_region"]) == ("Northern America", "Eastern Asia")
-    # the answers are every relation of the day-pair, not only the one event that passed the thresholds
-    assert row["answers"] == ["036", "042", "043", "190"]
+    # the answers are every relation of the day-pair with text, not only the one event that passed the
+    # thresholds; 036's only article (a/7) lost its text, so 036 is no answer (the authors' data_kg)
+    assert row["answers"] == ["042", "043", "190"]
+    assert [(r.reason, r.id) for r in ledger.rejects if r.reason == "event_without_text"] == [
+        ("event_without_text", rows[2]["quad_id"])
+    ]
     assert row["test_relations"] == ["042"]  # the only event with >= 100 mentions (150) and 5 texts
     assert set(row["test_relations"]) <= set(row["answers"])
     assert row["answers_by_root"] == [
-        {"root": "03", "relations": ["036"]},
         {"root": "04", "relations": ["042", "043"]},
         {"root": "19", "relations": ["190"]},
     ]
-    assert row["answer_roots"] == ["03", "04", "19"]
-    assert row["num_daily_mentions"] == 50 + 150 + 55 + 60
-    assert row["n_articles"] == 8  # a.example/1..8, a/1 and a/2 each shared by two quads
-    assert row["n_text_articles"] == 6  # a/1 and a/7 have no surviving text: 8 - 2
-    assert row["urls"] == [f"https://a.example/{i}" for i in range(1, 9)]
+    assert row["answer_roots"] == ["04", "19"]
+    assert row["num_daily_mentions"] == 50 + 150 + 60
+    assert row["n_articles"] == 7  # a.example/1..6 and 8 (a/7 went with 036), a/1, a/2 shared
+    assert row["n_text_articles"] == 6  # a/1 has no surviving text: 7 - 1
+    assert row["urls"] == [f"https://a.example/{i}" for i in (1, 2, 3, 4, 5, 6, 8)]
     # May 12 - 30 days = April 12; - 90 days = February 11 (12 + 30 + 31 + 17)
     assert row["horizons"] == [
         {"days": 1, "last_history_date": date(2025, 5, 11)},
@@ -175,6 +178,8 @@ def test_paper_thresholds_apply_to_each_event() -> None:
     assert metrics["rejected_by_reason"] == {"event_too_few_articles": 1, "event_too_few_mentions": 2}
     assert metrics["thresholds"] == {
         "applied_to": "event",
+        "answers_need_text": True,
+        "admission": "every",
         "min_daily_mentions": 100,
         "min_articles": 5,
         "articles_counted": "cleaned text survived",

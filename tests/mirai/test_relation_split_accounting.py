@@ -35,7 +35,8 @@ def _accounting_month() -> list[dict[str, Any]]:
         quad("2025-05-01", "FRA", "057", "DEU", 60, urls("g2b", 3)),
         # G3 RUS->UKR: 150 mentions, 5 URLs of which 4 with text (paper); relaxed counts 5 URLs
         quad("2025-05-01", "RUS", "190", "UKR", 150, urls("g3", 5)),
-        # G4 EGY->NGA: 042 passes (150, 5); 057 is loud (120) but has 3 articles -> tests 042 only
+        # G4 EGY->NGA: 042 passes (150, 5); 057 is loud (120) but has 3 articles -> no query under the
+        # authors' rule (every loud event needs 5 texts); admission any: a query testing 042 only
         quad("2025-05-02", "EGY", "042", "NGA", 150, urls("g4", 5)),
         quad("2025-05-02", "EGY", "057", "NGA", 120, urls("g4b", 3)),
         # G5 BRA->AUS: 200 mentions, 6 URLs: a query under both
@@ -65,27 +66,36 @@ def test_paper_steps_add_up() -> None:
     texts = every_url(rows) - {"https://news.example/g3/4"}  # G3: 4 of its 5 URLs kept their text
     config = replace(CONFIG, queries_per_month=2)
     queries, ledger = build_month(table(rows), "2025-05", config, REGIONS, texts=texts)
-    # 11 valid events in 7 groups.
+    # 11 valid events in 7 groups, every one with at least one text (G3 has 4 of 5): none goes for text.
     # mentions: G1's 190, G2's two, G6's one, G7's 057 = 5 events; G2 and G6 lose every event: 7 - 2 = 5 left
-    # articles: G3's one (4 texts), G4's 057 (3), G7's 042 (3) = 3 events; G3 and G7 go: 5 - 2 = 3 left
-    # test events: G1 042, G4 042, G5 036 = 3 (5 + 3 + 3 = 11); sampling 2 of 3 drops 1 query of 1 event
+    # articles (every loud event needs 5 texts): G3's 190 (4 texts), G4's 042 and 057 (057 has 3), G7's
+    # 042 (3) = 4 events; G3, G4 and G7 go: 5 - 3 = 2 left
+    # test events: G1 042, G5 036 = 2 (5 + 4 + 2 = 11); 2 candidates for 2 places: none unsampled
     assert ledger.extra["rules"] == [
         _step("invalid_quad", "event", 1, 0, 7),
+        _step("event_without_text", "event", 0, 0, 7),
         _step("event_too_few_mentions", "event", 5, 2, 5),
-        _step("event_too_few_articles", "event", 3, 2, 3),
-        _step("not_sampled", "group", 1, 1, 2),
+        _step("event_too_few_articles", "event", 4, 3, 2),
+        _step("not_sampled", "group", 0, 0, 2),
     ]
     assert [step["rule"] for step in ledger.extra["rules"]] == [rule.reason for rule in rules_of(PAPER)]
-    assert ledger.extra["test_events"] == 3 and ledger.extra["candidates"] == 3
+    assert ledger.extra["test_events"] == 2 and ledger.extra["candidates"] == 2
     metrics = ledger.metrics()  # checks items_in == items_out + rejected itself; restated here
     assert metrics["items_in"] == 7 + 1 == metrics["items_out"] + metrics["rejected"]
     assert metrics["items_out"] == queries.num_rows == 2
     assert metrics["rejected_by_reason"] == {
-        "event_too_few_articles": 2,
+        "event_too_few_articles": 3,
         "event_too_few_mentions": 2,
         "invalid_quad": 1,
-        "not_sampled": 1,
     }
+    assert "057: 3 of 3 URLs" in next(r.detail for r in ledger.rejects if "EGY" in r.detail)
+    # admission any (one loud event with 5 texts suffices): G4 stays with 042 as its test event, so
+    # articles remove 3 events (G3's, G4's 057, G7's) and 2 queries; sampling 2 of 3 drops 1
+    _, anyone = build_month(table(rows), "2025-05", replace(config, admission="any"), REGIONS, texts=texts)
+    assert anyone.extra["rules"][3:] == [
+        _step("event_too_few_articles", "event", 3, 2, 3),
+        _step("not_sampled", "group", 1, 1, 2),
+    ]
     assert all(row["test_relations"] == ["042"] or row["subject"] == "BRA" for row in queries.to_pylist())
     details = {r.detail.split(" ")[1].rstrip(","): r.detail for r in ledger.rejects if r.id != "bad-code"}
     assert "042: 60, 057: 60" in details["FRA"] and ">= 100 daily mentions" in details["FRA"]
@@ -127,6 +137,7 @@ def test_a_month_without_quads_gives_an_empty_split_and_zero_steps() -> None:
     assert queries.num_rows == 0 and queries.schema == QUERY_SCHEMA
     assert [(s["rule"], s["queries_removed"], s["queries_left"]) for s in ledger.extra["rules"]] == [
         ("invalid_quad", 0, 0),
+        ("event_without_text", 0, 0),
         ("event_too_few_mentions", 0, 0),
         ("event_too_few_articles", 0, 0),
         ("not_sampled", 0, 0),
@@ -153,7 +164,8 @@ def test_not_sampled_candidates_are_rejects_and_nothing_is_lost() -> None:
     assert sum(metrics["sample_distribution"]["date"].values()) == 12
     # 10 dates, 12 picks: every date once before any date twice
     assert sorted(metrics["sample_distribution"]["date"].values()) == [1] * 8 + [2] * 2
-    assert sum(metrics["sample_distribution"]["country"].values()) == 24
+    # the subject's country only, as the authors' sampler reads it (balance_actors: subject)
+    assert sum(metrics["sample_distribution"]["country"].values()) == 12
 
 
 def test_malformed_quads_are_quarantined() -> None:

@@ -28,10 +28,8 @@ from tests.mirai.score_cases import HALF_MISSING, LN_1E10, _query
         ({"04": ["042"], "043": []}, "bad_root_key", 1),  # a second-level code as a key
         ({"04": ["042", "036"]}, "wrong_root", 1),  # 036 is under 03: neither 036 nor 03 is predicted
         ({"04": ["042", "0431"]}, "bad_code", 1),  # a third-level (4-digit) code
-        ({"04": ["042", "43", 43]}, "bad_code", 2),  # too short, and not a string
-        ({"04": ["042"], "03": "036"}, "not_a_list", 1),  # the key 03 goes too: first-level P stays 1
-        ({"04": ["042"], "03": 36}, "not_a_list", 1),
-        ('{"04": ["042"], "03": ["036"], "03": []}', "repeated_key", 2),  # both copies of 03
+        ({"04": ["042", "43", ["043"]]}, "bad_code", 2),  # too short, and a list inside the list
+        ({"04": ["042"], "99": [43, None]}, "bad_root_key", 1),  # a bad key's value is never looked at
     ],
 )
 def test_malformed_item_is_dropped_and_the_rest_scored(forecast: object, reason: str, count: int) -> None:
@@ -48,21 +46,22 @@ def test_malformed_item_is_dropped_and_the_rest_scored(forecast: object, reason:
 
 
 def test_every_kind_dropped_in_one_answer_is_counted_by_reason() -> None:
-    # one answer with one item of each kind, plus the good 04: [042] -> the same scores as above
+    # one answer with one item of each kind, plus the good 04: [042]
     forecast = {"04": ["042", "036", "0431", "049"], "4": [], "03": "036", "10": ["109"]}
     report = score_predictions([_query("q", ["042", "043"])], {"q": forecast})
     result = report["per_query"][0]
-    # 10 is a valid root whose only code (109) is not in CAMEO: the root stays predicted (MIRAI kept
-    # every valid key) -> 1st level {04, 10} vs {04}: P 1/2, R 1, F1 2/3; 2nd level {042}: 1, 1/2, 2/3
-    assert result["first_level"] == pytest.approx({"precision": 0.5, "recall": 1.0, "f1": 2 / 3})
+    # 10 is a valid root whose only code (109) is not in CAMEO, and 03's value is a string: both roots
+    # stay predicted (MIRAI kept every valid key) -> 1st level {03, 04, 10} vs {04}: P 1/3, R 1,
+    # F1 2 * 1/3 / (4/3) = 1/2; 2nd level {042}: 1, 1/2, 2/3
+    assert result["first_level"] == pytest.approx({"precision": 1 / 3, "recall": 1.0, "f1": 0.5})
     assert result["second_level"] == pytest.approx({"precision": 1.0, "recall": 0.5, "f1": 2 / 3})
     assert result["invalid_codes"] == ["049", "109"]
     assert report["predictions"]["dropped_items_by_reason"] == {
         "bad_code": 1,
         "bad_root_key": 1,
-        "not_a_list": 1,
         "wrong_root": 1,
     }
+    assert report["predictions"]["read_as_the_authors_by_reason"] == {"not_a_list": 1}
     assert report["predictions"]["invalid_codes"] == 2
 
 
@@ -107,15 +106,16 @@ def test_unreadable_answers_score_as_empty(forecast: object, reason: str) -> Non
     assert report["predictions"]["unreadable_by_reason"] == {reason: 1}
 
 
-def test_answer_text_is_read_as_json_or_as_a_python_literal() -> None:
-    # MIRAI's evaluator eval()-ed the answer text, so single quotes read; a repeated key stays visible
-    # (eval would silently keep the last copy) and is dropped like a repeated JSON key.
+def test_answer_text_is_read_as_a_python_literal_like_the_authors_eval() -> None:
+    # MIRAI's evaluator eval()-ed the answer text, so single quotes read and a repeated key keeps its
+    # last copy (what eval of a dict display does); JSON's null is no Python name: eval fails, all lost.
     assert read_answer('{"04": ["042"]}').prediction == Prediction(frozenset({"04"}), frozenset({"042"}))
     assert read_answer("{'04': ['042']}").prediction == Prediction(frozenset({"04"}), frozenset({"042"}))
     repeated = read_answer("{'04': ['042'], '03': ['036'], '03': []}")
-    assert repeated.prediction == Prediction(frozenset({"04"}), frozenset({"042"}))
-    assert repeated.dropped == {"repeated_key": 2}
+    assert repeated.prediction == Prediction(frozenset({"03", "04"}), frozenset({"042"}))
+    assert repeated.dropped == {} and repeated.notes == {"repeated_key": 1}
     assert read_answer("{4: ['042'], '04': ['043']}").dropped == {"bad_root_key": 1}
+    assert read_answer('{"04": ["042"], "99": null}').unreadable == "unparseable"
 
 
 def test_file_formats_duplicates_and_unreadable_lines() -> None:
@@ -134,22 +134,24 @@ def test_file_formats_duplicates_and_unreadable_lines() -> None:
     queries = [_query(q, ["042"]) for q in ("a", "b", "c", "d")]
     report = score_predictions(queries, loaded)
     status = {q["query_id"]: q["status"] for q in report["per_query"]}
-    # c's only key is repeated: both copies dropped, nothing is left -> empty
-    assert status == {"a": "scored", "b": "unreadable", "c": "empty", "d": "missing"}
+    # c's only key is repeated: the last copy (043) is kept -> scored, first level right, second wrong
+    assert status == {"a": "scored", "b": "unreadable", "c": "scored", "d": "missing"}
     assert report["predictions"] == {
-        "scored": 1,
-        "empty": 1,
+        "scored": 2,
+        "empty": 0,
         "unreadable": 1,
         "missing": 1,
         "unreadable_by_reason": {"duplicate_query_id": 1},
-        "dropped_items_by_reason": {"repeated_key": 2},
+        "dropped_items_by_reason": {},
+        "read_as_the_authors_by_reason": {"repeated_key": 1},
         "invalid_codes": 0,
         "unknown_query_ids": 1,
         "unreadable_records": 2,
     }
-    # means over all four queries: only a is right (F1 1) -> 1/4; its KL is 0, the other three ~ln(1e10)
+    # means over all four queries: only a is right at the second level (F1 1) -> 1/4; KL is 0 for a and
+    # c (root 04 on both sides), ~ln(1e10) for the empty b and d
     assert report["mean"]["second_level"]["f1"] == pytest.approx(0.25)
-    assert report["mean"]["binary_kl"] == pytest.approx(3 * LN_1E10 / 4, abs=1e-6)
+    assert report["mean"]["binary_kl"] == pytest.approx(2 * LN_1E10 / 4, abs=1e-6)
 
 
 def test_a_line_nested_too_deeply_is_an_unreadable_record() -> None:
@@ -272,3 +274,23 @@ def test_almanac_score_passes_the_global_params_and_its_own_options(
     # Other commands still reject options they do not know.
     with pytest.raises(SystemExit):
         almanac_main(["status", *files])
+
+
+def test_almanac_score_names_its_two_scorers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from almanac.cli import main as almanac_main
+
+    assert almanac_main(["score", "--help"]) == 0
+    listing = capsys.readouterr().out
+    assert "almanac score {mirai,futurex}" in listing
+    assert "\n  mirai " in listing and "\n  futurex " in listing
+    assert almanac_main(["score"]) == 2  # no scorer named: the listing, on stderr
+    assert "mirai" in capsys.readouterr().err
+    files, params = _gdelt_mapping_files(tmp_path)
+    assert almanac_main(["--params", str(params), "score", "mirai", *files]) == 0
+    assert "quad mapping gdelt" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # each scorer's own --help
+        almanac_main(["score", "mirai", "--help"])
+    assert "--predictions" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        almanac_main(["score", "futurex", "--help"])
+    assert "almanac score futurex" in capsys.readouterr().out

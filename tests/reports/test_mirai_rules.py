@@ -109,3 +109,32 @@ def test_mixed_recipes_and_missing_metrics_are_said(tmp_path: Path) -> None:
     notes = rules_section(["2025-04", "2025-05"], metrics, [], tmp_path)
     assert metrics["recipe"] == "mixed"
     assert notes == ["The months were built with different MIRAI recipes (paper, relaxed): rebuild them."]
+
+
+def _write_settings(folder: Path, month: str, **changes: Any) -> None:
+    metrics = {
+        "recipe": "paper",
+        "rules": _steps(0, 0, 0, 0, 4),
+        "requested": 100,
+        "sampled": 4,
+        "balance": _balance(),
+        "thresholds": {"answers_need_text": True, "admission": "every"},
+        "balance_weights": {"date": 1.0, "root": 1.0, "continent": 0.4, "region": 0.0, "country": 0.2},
+        "balance_actors": "subject",
+        "balance_objective": "variance",
+    }
+    metrics.update(changes)
+    write_json(metrics, folder / "relation_split" / f"{month}.json")
+
+
+def test_paper_says_it_is_the_authors_construction_only_with_their_settings(tmp_path: Path) -> None:
+    _write_settings(tmp_path, "2025-05")
+    [lead, *_] = rules_section(["2025-05"], {}, [], tmp_path)
+    assert lead.startswith("Recipe `paper`: as the authors' released construction")
+    assert "Remaining differences: cleaning measures are this project's" in lead
+    assert "departs" not in lead
+    # one month built with admission any: the report no longer claims the authors' construction
+    _write_settings(tmp_path, "2025-06", thresholds={"answers_need_text": True, "admission": "any"})
+    [lead, *_] = rules_section(["2025-05", "2025-06"], {}, [], tmp_path)
+    assert lead.startswith("Recipe `paper`: NOT as the authors built it")
+    assert "relation_split.admission = 'any' (authors: 'every')" in lead

@@ -72,10 +72,9 @@ def test_publish_replaces_its_own_earlier_release_and_removes_links_as_links(pro
 def test_publish_refuses_an_unrelated_folder_and_leaves_it_byte_identical(project: Path) -> None:
     target = _unrelated(project / "mine")
     before = _snapshot(target)
-    with pytest.raises(
-        ValueError, match=r"is a folder with files, not an earlier `almanac publish`.*--force"
-    ):
-        publish("openforesight", "all", _params(project), PublishConfig(), target)
+    for force in (False, True):  # a folder almanac did not make is never moved, even with --force
+        with pytest.raises(ValueError, match=r"is a folder with files, not made by `almanac publish`"):
+            publish("openforesight", "all", _params(project), PublishConfig(), target, force=force)
     assert _snapshot(target) == before
     assert _leftovers(project) == []
     # An earlier publish of another scope is not "the same dataset" either.
@@ -94,19 +93,20 @@ def test_publish_into_an_empty_folder_is_allowed(project: Path) -> None:
     assert verify_manifest(folder) == []
 
 
-def test_cli_publish_force_moves_the_unrelated_folder_aside(
+def test_cli_publish_force_moves_an_earlier_release_of_another_scope_aside(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(cli, "_refuse_leaks", lambda *args: None)  # `almanac check` has its own tests
-    target = _unrelated(project / "mine")
-    before = _snapshot(target)
+    assert cli.main(["publish", "openforesight", "2025-04", "--out", "mine"]) == 0
+    capsys.readouterr()
+    before = _snapshot(project / "mine")
     assert cli.main(["publish", "openforesight", "all", "--out", "mine"]) == 1
     assert "refusing to replace it (pass --force" in capsys.readouterr().err
-    assert _snapshot(target) == before
+    assert _snapshot(project / "mine") == before
     assert cli.main(["publish", "openforesight", "all", "--out", "mine", "--force"]) == 0
     assert "moved the existing" in capsys.readouterr().err
     assert _snapshot(project / "mine.before-publish") == before  # moved, not deleted
-    assert verify_manifest(target) == [] and (target / "README.md").is_file()
+    assert verify_manifest(project / "mine") == [] and (project / "mine/README.md").is_file()
     assert _leftovers(project) == []
 
 

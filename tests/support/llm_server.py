@@ -33,6 +33,10 @@ class Reply:
     error_message: str = "scripted failure"
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    drip_s: float = 0.0  # send the body one byte every drip_s seconds (a server that never quite ends)
+    model: str | None = None  # the model the reply names (default: the one asked)
+    finish_reason: str = "stop"
+    reasoning: str | None = None  # reasoning_content beside the content, as vLLM and DeepSeek send it
 
 
 Script = Callable[[dict[str, Any], int], Reply]
@@ -72,6 +76,7 @@ class LLMTestServer:
         self.file_uploads = 0
         self.embedding_bodies: list[dict[str, Any]] = []
         self.embedding_failures: list[Reply] = []  # answered (first first) before any vector is sent
+        self.stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
@@ -95,6 +100,7 @@ class LLMTestServer:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()  # ends a dripping reply
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -127,12 +133,16 @@ class LLMTestServer:
             "id": f"chatcmpl-{len(self.chat_bodies)}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": body.get("model", "test"),
+            "model": reply.model if reply.model is not None else body.get("model", "test"),
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.text},
-                    "finish_reason": "stop",
+                    "message": {
+                        "role": "assistant",
+                        "content": reply.text,
+                        **({"reasoning_content": reply.reasoning} if reply.reasoning is not None else {}),
+                    },
+                    "finish_reason": reply.finish_reason,
                     "logprobs": None,
                 }
             ],
@@ -240,7 +250,9 @@ def _handler(server: LLMTestServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
-        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        def _send(
+            self, status: int, payload: Any, headers: dict[str, str] | None = None, drip_s: float = 0.0
+        ) -> None:
             body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -249,7 +261,14 @@ def _handler(server: LLMTestServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.end_headers()
             with contextlib.suppress(OSError):  # the client may have given up (timeout test)
-                self.wfile.write(body)
+                if not drip_s:
+                    self.wfile.write(body)
+                    return
+                for byte in body:  # the headers at once, then the body a byte at a time
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    if server.stopping.wait(drip_s):
+                        return
 
         def _body(self) -> bytes:
             return self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -272,7 +291,7 @@ def _handler(server: LLMTestServer) -> type[BaseHTTPRequestHandler]:
                 else:
                     with server.lock:
                         server.completed[last_user_message(body)] += 1
-                    self._send(200, server.completion(body, reply), reply.headers)
+                    self._send(200, server.completion(body, reply), reply.headers, reply.drip_s)
             elif self.path.endswith("/embeddings"):
                 self._send(*server.embeddings(json.loads(raw)))
             elif self.path.endswith("/files"):

@@ -187,7 +187,7 @@ STAGES: dict[str, StageLayout] = {
         p.metrics_path("futurex_tiers"),
     ),
     "futurex_stats": _whole(p.stats_report("futurex_stats"), p.stats_report("futurex_stats", ".json")),
-    **{f"check_{style}": _check(style) for style in (*REPORT_SERIES, "futurex")},
+    **{f"check_{style}": _check(style) for style in (*REPORT_SERIES, "futurex", "cross_style")},
     **{f"{style}_report": _month(partial(_report, style)) for style in REPORT_SERIES},
 }
 # dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report@all`` folders.

@@ -2,8 +2,9 @@
 
 Offline, every mention of the answer in the background and resolution criteria — the full answer,
 each capitalised word of it (a surname, a city in "New York"), and its acronym ("WHO" for World
-Health Organization) — is replaced by a generic stand-in for its type; title and answer are never
-touched.
+Health Organization) — is replaced by a generic stand-in for its type; the title comes back as it was
+(outcome details are removed from every title afterwards by a rule pass, almanac.core.outcomes, whatever
+the backend) and the answer is never touched.
 """
 
 from __future__ import annotations
@@ -11,15 +12,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 
+from almanac.core.date_mentions import dates_named
 from almanac.core.nlp import PLACEHOLDER
 from almanac.foresight.llm_tasks.questions import GeneratedQuestion, multiline, question_variables
 from almanac.llm.parsing import (
     choice,
     collapse,
     one_tag,
+    optional_tag,
 )
-from almanac.llm.registry import Task, TaskItem, register
+from almanac.llm.registry import Task, TaskItem, register, reply_schema, text_field
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,20 @@ class LeakageEdit:
     leak_found: bool
     background: str
     resolution_criteria: str
+    question_title: str = ""  # the title with outcome details removed; "" = unchanged
+
+
+def _title_edit(block: str, variables: Mapping[str, str]) -> str:
+    """The edited title, or "" when the model gave none or its edit lost a date the original names
+    (the deadline is what the dates stage reads; a title edit may not move it)."""
+    original = variables.get("question_title", "")
+    edited = collapse(optional_tag(block, "question_title"))
+    if not edited or edited == original:
+        return ""
+    anchor = date(2000, 1, 1)
+    if any(mention.text not in edited for mention in dates_named(original, anchor)):
+        return ""
+    return edited
 
 
 def parse_leakage(text: str, variables: Mapping[str, str]) -> LeakageEdit:
@@ -36,7 +54,10 @@ def parse_leakage(text: str, variables: Mapping[str, str]) -> LeakageEdit:
         # Nothing was found, so nothing may change: keep the originals byte for byte.
         return LeakageEdit(False, variables["background"], variables["resolution_criteria"])
     return LeakageEdit(
-        True, collapse(one_tag(block, "background")), multiline(one_tag(block, "resolution_criteria"))
+        True,
+        collapse(one_tag(block, "background")),
+        multiline(one_tag(block, "resolution_criteria")),
+        _title_edit(block, variables),
     )
 
 
@@ -87,9 +108,17 @@ def leakage(variables: Mapping[str, str], model: str) -> str:
     new_criteria = mask(criteria, answer, variables["answer_type"], placeholder)
     found = "yes" if (new_background, new_criteria) != (background, criteria) else "no"
     return (
-        f"<edited>\n<leak_found>{found}</leak_found>\n<background>{new_background}</background>\n"
+        f"<edited>\n<leak_found>{found}</leak_found>\n"
+        f"<question_title>{variables['question_title']}</question_title>\n<background>{new_background}</background>\n"
         f"<resolution_criteria>{new_criteria}</resolution_criteria>\n</edited>"
     )
 
 
-LEAKAGE = register(Task("leakage", item=leakage_item, parse=parse_leakage, offline=leakage))
+LEAKAGE_SCHEMA = reply_schema(
+    edited=reply_schema(
+        leak_found=text_field("yes", "no"), background=text_field(), resolution_criteria=text_field()
+    )
+)
+LEAKAGE = register(
+    Task("leakage", item=leakage_item, parse=parse_leakage, offline=leakage, schema=LEAKAGE_SCHEMA)
+)

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from almanac.core.names import has_organisation_word
 from almanac.core.nlp import ANSWER_FORMAT, ANSWER_TYPE, MONTHS, WH_WORD, fold, long_date, parse, resolve_date
 from almanac.foresight.llm_tasks.questions import (
     QUESTION_FIELDS,
@@ -29,7 +30,6 @@ from almanac.foresight.llm_tasks.questions import (
 from almanac.foresight.type_check import (
     ArticleEntities,
     entities_from_doc,
-    has_organisation_word,
     type_mismatch,
 )
 from almanac.llm.parsing import (

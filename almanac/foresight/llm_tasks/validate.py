@@ -28,7 +28,7 @@ from almanac.llm.parsing import (
     one_tag,
     optional_tag,
 )
-from almanac.llm.registry import Task, TaskItem, register
+from almanac.llm.registry import Task, TaskItem, register, reply_schema, text_field
 
 VALIDATION_CRITERIA = (
     "forward_looking",
@@ -220,4 +220,10 @@ def validate(variables: Mapping[str, str], model: str) -> str:
     )
 
 
-VALIDATE = register(Task("validate", item=validate_item, parse=parse_validation, offline=validate))
+# failed_criteria stays free text ("none" or names separated by commas), read by the same parser.
+VALIDATE_SCHEMA = reply_schema(
+    reasons=text_field(), failed_criteria=text_field(), verdict=text_field("valid", "invalid")
+)
+VALIDATE = register(
+    Task("validate", item=validate_item, parse=parse_validation, offline=validate, schema=VALIDATE_SCHEMA)
+)

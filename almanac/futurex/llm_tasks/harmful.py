@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from almanac.futurex.llm_tasks.verdicts import event_item, verdict_parser, verdict_reply
+from almanac.futurex.llm_tasks.verdicts import event_item, verdict_parser, verdict_reply, verdict_schema
 from almanac.llm.registry import Task, register
 
 FLAG, KEEP = "harmful", "acceptable"
@@ -54,5 +54,11 @@ def offline_harmful(variables: Mapping[str, str], model: str) -> str:
 
 
 HARMFUL = register(
-    Task("futurex_harmful", item=event_item, parse=verdict_parser(FLAG, KEEP), offline=offline_harmful)
+    Task(
+        "futurex_harmful",
+        item=event_item,
+        parse=verdict_parser(FLAG, KEEP),
+        offline=offline_harmful,
+        schema=verdict_schema(FLAG, KEEP),
+    )
 )

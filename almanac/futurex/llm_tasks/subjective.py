@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Final
 
-from almanac.futurex.llm_tasks.verdicts import event_item, verdict_parser, verdict_reply
+from almanac.futurex.llm_tasks.verdicts import event_item, verdict_parser, verdict_reply, verdict_schema
 from almanac.llm.registry import Task, register
 
 FLAG, KEEP = "subjective", "objective"
@@ -46,5 +46,11 @@ def offline_subjective(variables: Mapping[str, str], model: str) -> str:
 
 
 SUBJECTIVE = register(
-    Task("futurex_subjective", item=event_item, parse=verdict_parser(FLAG, KEEP), offline=offline_subjective)
+    Task(
+        "futurex_subjective",
+        item=event_item,
+        parse=verdict_parser(FLAG, KEEP),
+        offline=offline_subjective,
+        schema=verdict_schema(FLAG, KEEP),
+    )
 )

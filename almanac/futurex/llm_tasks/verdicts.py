@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from almanac.llm.parsing import choice, collapse, one_tag, optional_tag
-from almanac.llm.registry import TaskItem
+from almanac.llm.registry import TaskItem, reply_schema, text_field
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,11 @@ def verdict_parser(flag: str, keep: str) -> Callable[[str, Mapping[str, str]], E
         return EventVerdict(verdict == flag, collapse(optional_tag(text, "reasons")))
 
     return parse
+
+
+def verdict_schema(flag: str, keep: str) -> dict[str, Any]:
+    """The reply as JSON for roles with structured outputs: reasons first, then the verdict."""
+    return reply_schema(reasons=text_field(), verdict=text_field(flag, keep))
 
 
 def verdict_reply(flag: str, keep: str, why: str | None) -> str:

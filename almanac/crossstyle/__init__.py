@@ -1,0 +1,1 @@
+"""Cross-style contamination: near-duplicate rows across styles (the FutureX build and the checker)."""
