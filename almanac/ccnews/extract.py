@@ -16,6 +16,7 @@ import trafilatura
 from trafilatura.settings import Document
 from trafilatura.utils import load_html
 
+from almanac.ccnews.charset_labels import codec_for_label
 from almanac.ccnews.dates import DateFinding, find_page_date
 from almanac.core.text import word_count
 
@@ -52,18 +53,20 @@ def decode_page(payload: bytes, declared: str | None, errors: str = "strict") ->
 
     The WHATWG order: a byte-order mark, else the HTTP ``charset``, else the ``<meta>`` one, else UTF-8;
     labels are mapped to the encodings browsers actually use (gb2312 -> GB18030, iso-8859-1 ->
-    windows-1252, ...). Two cases are second-guessed: bytes that are valid UTF-8 with multibyte sequences
-    under a legacy label are UTF-8 (mislabelled CMS output, which stays garbled if read as labelled), and
-    bytes that are invalid for their charset are given to charset-normalizer. Only when it finds nothing
+    windows-1252, ...) through the WHATWG label table only (:mod:`almanac.ccnews.charset_labels`), so a
+    label naming a non-text Python codec (``hex``, ``rot13``, ``zlib`` ...) is treated as absent. Two cases
+    are second-guessed: bytes that are valid UTF-8 with multibyte sequences under a legacy label are UTF-8
+    (mislabelled CMS output, which stays garbled if read as labelled), and bytes that are invalid for their
+    charset are given to charset-normalizer. Only when it finds nothing
     either does ``errors="strict"`` raise ``UnicodeDecodeError`` (the page is rejected, not garbled).
     """
     for bom, bom_codec in _BOMS:
         if payload.startswith(bom):
             return Decoded(payload[len(bom) :].decode(bom_codec, errors=errors), bom_codec, "bom")
-    # A label no browser knows is ignored, as if absent.
-    source, label = "http", _browser_codec(declared)
+    # A label no browser knows (or a non-text Python codec: hex, rot13, zlib) is ignored, as if absent.
+    source, label = "http", codec_for_label(declared)
     if label is None:
-        source, label = "meta", _browser_codec(_meta_charset(payload))
+        source, label = "meta", codec_for_label(_meta_charset(payload))
     if label is None:
         source, label = "default", "utf-8"
     codec: str = label
@@ -84,68 +87,6 @@ def decode_html(payload: bytes, declared: str | None, errors: str = "strict") ->
 
 
 _BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
-# WHATWG Encoding Standard labels whose decoder is a superset of what Python's same-named codec
-# accepts; every other label that Python knows is used as Python names it.
-_WHATWG_CODECS = {
-    **dict.fromkeys(
-        (
-            "gb2312",
-            "gb_2312",
-            "gb_2312-80",
-            "csgb2312",
-            "chinese",
-            "iso-ir-58",
-            "x-gbk",
-            "gbk",
-            "csiso58gb231280",
-        ),
-        "gb18030",
-    ),
-    **dict.fromkeys(
-        (
-            "iso-8859-1",
-            "iso8859-1",
-            "iso_8859-1",
-            "latin1",
-            "latin-1",
-            "l1",
-            "ascii",
-            "us-ascii",
-            "cp819",
-            "ibm819",
-            "csisolatin1",
-            "iso-ir-100",
-            "windows-1252",
-            "x-cp1252",
-            "cp1252",
-        ),
-        "cp1252",
-    ),
-    **dict.fromkeys(("iso-8859-9", "iso8859-9", "latin5", "l5", "windows-1254", "cp1254"), "cp1254"),
-    **dict.fromkeys(("iso-8859-11", "tis-620", "windows-874", "dos-874", "cp874"), "cp874"),
-    **dict.fromkeys(
-        ("euc-kr", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "korean", "windows-949"), "cp949"
-    ),
-    **dict.fromkeys(
-        ("shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "windows-31j", "csshiftjis"), "cp932"
-    ),
-    **dict.fromkeys(("big5", "big5-hkscs", "cn-big5", "x-x-big5", "csbig5"), "big5hkscs"),
-    # A <meta> cannot truthfully declare UTF-16 (it was read as ASCII), so browsers take it as UTF-8.
-    **dict.fromkeys(("utf-16", "utf-16le", "utf-16be", "unicode", "utf8", "unicode-1-1-utf-8"), "utf-8"),
-}
-
-
-def _browser_codec(label: str | None) -> str | None:
-    if not label:
-        return None
-    label = label.strip().lower()
-    if label in _WHATWG_CODECS:
-        return _WHATWG_CODECS[label]
-    try:
-        name = codecs.lookup(label).name
-    except LookupError:
-        return None
-    return _WHATWG_CODECS.get(name, name)
 
 
 def _meta_charset(payload: bytes) -> str | None:

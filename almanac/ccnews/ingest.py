@@ -22,11 +22,14 @@ from almanac.ccnews.filters import (
     check_length,
     check_publish_window,
 )
+from almanac.ccnews.jsonl import DEFAULT_MAX_LINE_BYTES
+from almanac.ccnews.newsplease import DEFAULT_MAX_FIELD_BYTES
 from almanac.ccnews.readers import read_file, reader_kind
 from almanac.ccnews.records import ParsedArticle, RawPage, Skipped, Unreadable
-from almanac.ccnews.warc import WarcLimits
+from almanac.ccnews.warc import DEFAULT_MAX_HEADER_BYTES, WarcLimits
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.months import month_of
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_step
 from almanac.core.text import word_count as count_words
@@ -53,10 +56,13 @@ class IngestConfig:
     max_record_bytes: int = 20_000_000
     max_page_bytes: int = 10_000_000
     max_article_words: int = 100_000  # the longest news features run to ~30,000 words
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES  # one WARC or HTTP header block (header_too_large)
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES  # one news-please line, read in chunks (line_too_long)
+    max_field_bytes: int = DEFAULT_MAX_FIELD_BYTES  # one news-please text field (field_too_large)
 
     def __post_init__(self) -> None:
         DatePolicy(self.undated, self.max_date_lag_days)  # validate at start-up, not per article
-        WarcLimits(self.max_record_bytes, self.max_page_bytes, self.truncated)  # validates them
+        _limits = self.warc_limits  # made once here so a bad cap fails at start-up
         if self.max_article_words <= 0:
             raise ValueError("max_article_words must be positive")
 
@@ -66,7 +72,14 @@ class IngestConfig:
 
     @property
     def warc_limits(self) -> WarcLimits:
-        return WarcLimits(self.max_record_bytes, self.max_page_bytes, self.truncated)
+        return WarcLimits(
+            self.max_record_bytes,
+            self.max_page_bytes,
+            self.truncated,
+            self.max_header_bytes,
+            self.max_line_bytes,
+            self.max_field_bytes,
+        )
 
 
 @dataclass(frozen=True)
@@ -83,7 +96,8 @@ def discover_files(raw_dir: Path, crawl_month: str) -> list[tuple[Path, str]]:
     if not month_dir.is_dir():
         raise FileNotFoundError(f"no raw directory for month {crawl_month}: {month_dir}")
     found = []
-    # Not ``is_file()``: a dangling link or special file must fail loudly when opened, not vanish here.
+    # Not ``is_file()``: a dangling link fails loudly when read, and a FIFO or device is rejected
+    # ``not_a_regular_file`` by the reader table (never opened); neither vanishes here.
     for path in sorted(p for p in month_dir.rglob("*") if not p.is_dir()):
         # ``.part`` files are downloads still in progress (almanac.core.download resumes them).
         if path.name.startswith(".") or path.name in IGNORED_NAMES or path.name.endswith(".part"):
@@ -103,7 +117,11 @@ def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
     def decide(item: RawPage | ParsedArticle | Unreadable) -> dict[str, Any] | Drop:
         if isinstance(item, Unreadable):
             return Drop(item.reason, item.detail)
-        row, verdict = _to_article(item, task, ledger)
+        try:
+            row, verdict = _to_article(item, task, ledger)
+        except Exception as error:  # whatever one page raises is that page's reject (record_errors)
+            reraise_infrastructure(error)
+            return Drop(RECORD_ERROR, describe_error(error))
         if verdict is not None:
             return Drop(*verdict)
         assert row is not None
@@ -115,11 +133,28 @@ def ingest_file(task: FileTask) -> tuple[list[dict[str, Any]], StageLedger]:
 
 
 def _items(task: FileTask, ledger: StageLedger) -> Iterator[RawPage | ParsedArticle | Unreadable]:
-    """The file's items; skipped records (request, metadata, ...) are tallied by type, not items."""
-    for item in read_file(Path(task.path), task.label, task.kind, task.config.warc_limits):
+    """The file's items; skipped records (request, metadata, ...) are tallied by type, not items.
+
+    A reader that raises (a case its own checks missed) ends its file with one ``record_error`` item
+    at the last position it reached; the items before are kept and the stage goes on.
+    """
+    items = read_file(Path(task.path), task.label, task.kind, task.config.warc_limits)
+    last = f"{task.label}:0"
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        except OSError:  # the disk or permissions, not the record: the stage stops naming the file
+            raise
+        except Exception as error:
+            reraise_infrastructure(error)
+            yield Unreadable(RECORD_ERROR, f"reading stopped: {describe_error(error)}", f"{last}+")
+            return
         if isinstance(item, Skipped):
             ledger.count("skipped_records_by_type", item.record_type)
         else:
+            last = item.source
             yield item
 
 
@@ -176,12 +211,14 @@ def _to_article(
     verdict = check_publish_window(date.publish_date, filters)
     if verdict:
         return None, verdict
-    # Counted for kept rows only, so each tally sums to items_out.
+    row = _row(item, task, url, domain, title, text, date, language, word_count, charset)
+    # Counted for kept rows only (after the row is built: building it may raise), so each tally sums
+    # to items_out.
     ledger.count("dates_by_source", date.source)
     ledger.count("dates_by_precision", date.precision)
     if isinstance(item, RawPage) and item.truncated:
         ledger.count("truncated_kept", item.truncated)
-    return _row(item, task, url, domain, title, text, date, language, word_count, charset), None
+    return row, None
 
 
 def _decide_date(

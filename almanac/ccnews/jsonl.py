@@ -1,6 +1,12 @@
 """One JSON object per line, read as bytes: every bad line becomes an Unreadable item, not an exception.
 
 Shared by the news-please and WCEP-MDS readers, which differ only in what they make of each object.
+
+Lines are read in bounded chunks, never a whole line first: a line longer than ``max_line_bytes`` is
+skipped to its newline without being kept (a 1.1 MB ``.jsonl.gz`` can hold a 1 GiB line) and rejected
+``line_too_long`` with its size. Whatever parsing one line raises besides a JSON syntax error (a list
+nested 100,000 deep: RecursionError; an integer of 100,000 digits: ValueError) is that line's
+``record_error``.
 """
 
 from __future__ import annotations
@@ -10,9 +16,15 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Protocol
 
 from almanac.ccnews.records import Unreadable
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
+
+# A news-please article is a few KB to a few hundred KB; 10 MB leaves room for any real one, and the
+# objects Python builds from 10 MB of JSON stay far below the memory of a worker.
+DEFAULT_MAX_LINE_BYTES: Final = 10_000_000
+_CHUNK_BYTES: Final = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -22,15 +34,30 @@ class JsonLine:
     line_number: int
 
 
-def read_json_objects(path: Path, label: str) -> Iterator[JsonLine | Unreadable]:
+class _Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class _LongLine:
+    size: int  # bytes of the line, its newline excluded
+
+
+def read_json_objects(
+    path: Path, label: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[JsonLine | Unreadable]:
     """Objects of a ``.jsonl`` (or ``.jsonl.gz``) file in order; blank lines are skipped."""
     opener = gzip.open if path.name.endswith(".gz") else open
     line_number = 0
     with opener(path, "rb") as stream:
         try:
-            for line_number, line in enumerate(stream, start=1):
-                if line.strip():
-                    yield _parse(line, f"{label}:{line_number}", line_number)
+            for line_number, line in enumerate(bounded_lines(stream, max_line_bytes), start=1):
+                source = f"{label}:{line_number}"
+                if isinstance(line, _LongLine):
+                    detail = f"line of {line.size} bytes > max_line_bytes {max_line_bytes}"
+                    yield Unreadable("line_too_long", detail, source)
+                elif line.strip():
+                    yield _parse(line, source, line_number)
         except (EOFError, OSError) as error:  # a cut or corrupt gzip stream: keep the lines before it
             yield Unreadable(
                 "truncated_file", f"{type(error).__name__}: {error}", f"{label}:{line_number + 1}"
@@ -38,6 +65,37 @@ def read_json_objects(path: Path, label: str) -> Iterator[JsonLine | Unreadable]
             return
     if line_number == 0:
         yield Unreadable("empty_file", "no JSON lines", f"{label}:0")
+
+
+def bounded_lines(stream: _Readable, max_line_bytes: int) -> Iterator[bytes | _LongLine]:
+    """The stream's lines (with their newline, as a file object gives them), each at most
+    ``max_line_bytes`` without it; a longer one is read on to its end without being kept and comes out
+    as its size. Holds at most one chunk plus one line."""
+    pending = bytearray()
+    overflow = 0  # bytes of the current line already dropped, 0 while it is under the cap
+    while chunk := stream.read(_CHUNK_BYTES):
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            if overflow:
+                yield _LongLine(overflow + end - start)
+            elif len(pending) + end - start > max_line_bytes:
+                yield _LongLine(len(pending) + end - start)
+            else:
+                pending += chunk[start : end + 1]  # with its newline, as the lines of a file object
+                yield bytes(pending)
+            pending.clear()
+            overflow = 0
+            start = end + 1
+        rest = len(chunk) - start
+        if overflow or len(pending) + rest > max_line_bytes:
+            overflow += len(pending) + rest
+            pending.clear()
+        else:
+            pending += chunk[start:]
+    if overflow:
+        yield _LongLine(overflow)
+    elif pending:
+        yield bytes(pending)
 
 
 def _parse(line: bytes, source: str, line_number: int) -> JsonLine | Unreadable:
@@ -49,6 +107,9 @@ def _parse(line: bytes, source: str, line_number: int) -> JsonLine | Unreadable:
         record = json.loads(text)
     except json.JSONDecodeError as error:
         return Unreadable("invalid_json", f"{error.msg} at column {error.colno}", source)
+    except Exception as error:  # RecursionError, ValueError (int digits limit): the line's, not the file's
+        reraise_infrastructure(error)
+        return Unreadable(RECORD_ERROR, describe_error(error), source)
     if not isinstance(record, dict):
         return Unreadable("invalid_json", f"expected an object, got {type(record).__name__}", source)
     return JsonLine(record, source, line_number)

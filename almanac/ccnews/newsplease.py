@@ -1,7 +1,9 @@
 """Read news-please JSONL (one article object per line), the format OpenForesight's pipeline consumes.
 
 Lines are read as bytes and decoded strictly, so one bad line becomes one reject row instead of
-an exception that would lose the rest of the file.
+an exception that would lose the rest of the file. Sizes are capped: a line over ``max_line_bytes`` is
+never held whole (:mod:`almanac.ccnews.jsonl`), and a line with a text field over ``max_field_bytes``
+(UTF-8 bytes) is rejected ``field_too_large`` naming the field.
 """
 
 from __future__ import annotations
@@ -9,23 +11,38 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from almanac.ccnews.dates import DateFinding, parse_date_value
-from almanac.ccnews.jsonl import read_json_objects
+from almanac.ccnews.jsonl import DEFAULT_MAX_LINE_BYTES, read_json_objects
 from almanac.ccnews.records import ParsedArticle, ReaderItem, Unreadable
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 
 REQUIRED_FIELDS = ("url", "maintext")
+DEFAULT_MAX_FIELD_BYTES: Final = 5_000_000  # maintext of the longest real article is a few hundred KB
 
 
-def read_newsplease(path: Path, label: str) -> Iterator[ReaderItem]:
-    for line in read_json_objects(path, label):
-        yield (
-            line if isinstance(line, Unreadable) else _to_article(line.record, line.source, line.line_number)
-        )
+def read_newsplease(
+    path: Path,
+    label: str,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_field_bytes: int = DEFAULT_MAX_FIELD_BYTES,
+) -> Iterator[ReaderItem]:
+    for line in read_json_objects(path, label, max_line_bytes):
+        if isinstance(line, Unreadable):
+            yield line
+            continue
+        try:
+            yield _to_article(line.record, line.source, line.line_number, max_field_bytes)
+        except Exception as error:  # whatever one line raises is that line's reject (record_errors)
+            reraise_infrastructure(error)
+            yield Unreadable(RECORD_ERROR, describe_error(error), line.source)
 
 
-def _to_article(record: dict[str, Any], source: str, line_number: int) -> ReaderItem:
+def _to_article(record: dict[str, Any], source: str, line_number: int, max_field_bytes: int) -> ReaderItem:
+    oversized = _oversized_field(record, max_field_bytes)
+    if oversized is not None:
+        return Unreadable("field_too_large", oversized, source)
     missing = [name for name in REQUIRED_FIELDS if not isinstance(record.get(name), str) or not record[name]]
     if missing:
         return Unreadable("missing_field", f"missing or empty: {', '.join(missing)}", source)
@@ -35,6 +52,8 @@ def _to_article(record: dict[str, Any], source: str, line_number: int) -> Reader
         crawl_date = _parse_date(record.get("date_download"))
     except ValueError as error:
         return Unreadable("bad_date", str(error), source)
+    except OverflowError as error:  # a time zone offset moves the date past year 9999
+        return Unreadable("bad_date", describe_error(error), source)
     return ParsedArticle(
         url=record["url"],
         title=title if isinstance(title, str) else None,
@@ -44,6 +63,17 @@ def _to_article(record: dict[str, Any], source: str, line_number: int) -> Reader
         source=source,
         offset=line_number,
     )
+
+
+def _oversized_field(record: dict[str, Any], max_field_bytes: int) -> str | None:
+    """Why a top-level text field is over the cap (its name and UTF-8 size), or None."""
+    for name, value in record.items():
+        # A str's UTF-8 size is at most 4 bytes per character: only a long one is encoded to be measured.
+        if isinstance(value, str) and len(value) * 4 > max_field_bytes:
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size > max_field_bytes:
+                return f"field {name[:60]!r} of {size} bytes > max_field_bytes {max_field_bytes}"
+    return None
 
 
 def _publish_date(value: Any) -> DateFinding:

@@ -16,6 +16,7 @@ from typing import Final
 from almanac.ccnews.newsplease import read_newsplease
 from almanac.ccnews.records import ReaderItem, Unreadable
 from almanac.ccnews.warc import WarcLimits, read_warc
+from almanac.core.raw_input import non_regular_kind
 
 ReadFile = Callable[[Path, str, WarcLimits], Iterator[ReaderItem]]
 UNKNOWN_KIND: Final = "unknown"
@@ -29,13 +30,19 @@ class Reader:
 
 
 def without_limits(read: Callable[[Path, str], Iterator[ReaderItem]]) -> ReadFile:
-    """A reader of parsed articles: the WARC size limits do not apply to it."""
+    """A reader that takes no size limits (for a format whose records cannot be large)."""
     return lambda path, label, _limits: read(path, label)
 
 
 READERS: Final = (
     Reader("warc", (".warc.gz", ".warc"), read_warc),
-    Reader("newsplease_jsonl", (".jsonl", ".jsonl.gz"), without_limits(read_newsplease)),
+    Reader(
+        "newsplease_jsonl",
+        (".jsonl", ".jsonl.gz"),
+        lambda path, label, limits: read_newsplease(
+            path, label, limits.max_line_bytes, limits.max_field_bytes
+        ),
+    ),
 )
 
 
@@ -45,7 +52,12 @@ def reader_kind(name: str, readers: tuple[Reader, ...] = READERS) -> str:
 
 
 def read_file(path: Path, label: str, kind: str, limits: WarcLimits) -> Iterator[ReaderItem]:
-    """The items of a file of reader ``kind``; a file no reader takes is one ``unknown_file_type`` item."""
+    """The items of a file of reader ``kind``; a file no reader takes is one ``unknown_file_type`` item,
+    and one that is not a regular file (a FIFO, a device) one ``not_a_regular_file`` item, never opened."""
+    special = non_regular_kind(path)
+    if special is not None:
+        yield Unreadable("not_a_regular_file", f"{special}, not a regular file: not opened", f"{label}:0")
+        return
     reader = next((reader for reader in READERS if reader.kind == kind), None)
     if reader is None:
         expected = ", ".join(suffix for reader in READERS for suffix in reader.suffixes)

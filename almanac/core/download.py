@@ -61,12 +61,15 @@ class DownloadConfig:
     timeout_s: float = 60.0  # connect timeout and longest silence while reading
     chunk_bytes: int = 1 << 20
     user_agent: str = "almanac/0.1 (research dataset builder)"
+    # A listing read into memory (fetch_bytes: warc.paths.gz; GDELT 2.0 masterfilelist, ~1.1M lines, ~120 MB);
+    # a longer body is refused, so a hostile or broken server cannot take the memory.
+    max_fetch_bytes: int = 300_000_000
 
     def __post_init__(self) -> None:
         if min(self.retries, self.backoff_initial_s, self.backoff_max_s) < 0 or self.timeout_s <= 0:
             raise ValueError(f"download: retries/backoff must be >= 0 and timeout_s > 0, got {self}")
-        if self.chunk_bytes <= 0:
-            raise ValueError(f"download: chunk_bytes must be > 0, got {self.chunk_bytes}")
+        if self.chunk_bytes <= 0 or self.max_fetch_bytes <= 0:
+            raise ValueError(f"download: chunk_bytes and max_fetch_bytes must be > 0, got {self}")
 
 
 @dataclass(frozen=True)
@@ -136,16 +139,26 @@ def download_file(
 def fetch_bytes(
     url: str, config: DownloadConfig, session: requests.Session | None = None, *, sleep: Sleep = time.sleep
 ) -> bytes:
-    """A small file (an index or listing) in memory, under the same retry policy as :func:`download_file`."""
+    """A small file (an index or listing) in memory, under the same retry policy as :func:`download_file`.
+
+    Streamed and capped: a body (declared or read) over ``config.max_fetch_bytes`` fails the download.
+    """
 
     def attempt(client: requests.Session) -> bytes:
         with _get(client, url, config, {}) as response:
             _raise_for_status(url, response, ok=(200,))
             declared = _content_length(response)
-            body = b"".join(_stream_body(response, config.chunk_bytes))
+            too_large = f"body over max_fetch_bytes {config.max_fetch_bytes}"
+            if declared is not None and declared > config.max_fetch_bytes:
+                raise DownloadError(url, f"{too_large} (Content-Length {declared})")
+            body = bytearray()
+            for chunk in _stream_body(response, config.chunk_bytes):
+                body += chunk
+                if len(body) > config.max_fetch_bytes:
+                    raise DownloadError(url, too_large)
         if declared is not None and len(body) != declared:
             raise _Retryable(f"body truncated: got {len(body)} of {declared} bytes")
-        return body
+        return bytes(body)
 
     with nullcontext(session) if session is not None else requests.Session() as client:
         body, _ = _with_retries(url, config, sleep, lambda: attempt(client))

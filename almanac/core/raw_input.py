@@ -1,4 +1,5 @@
-"""A per-month ingest stage that finds no raw file stops, unless its month is empty on purpose.
+"""A per-month ingest stage that finds no raw file stops, unless its month is empty on purpose; a raw
+file that is not a regular file is rejected, never opened.
 
 A month whose raw folder is missing or empty (a download that never ran, a raw_dir typo, a month added to
 params before its files) used to build into empty outputs and then empty splits, which look the same as a
@@ -8,6 +9,7 @@ that really has no data is listed in ``params.yaml: empty_months`` and then buil
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -35,3 +37,25 @@ def check_raw_files(folder: Path, files: int, month: str, params: Mapping[str, A
         f"no raw input for {month}: {folder} {state}; if {month} has no data on purpose, "
         "list it in params.yaml empty_months"
     )
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def non_regular_kind(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file ("a FIFO", "a socket", ...), else None.
+
+    Decided by ``stat``, which never opens the file: opening a FIFO with no writer blocks forever, and a
+    device can stream without end. Symlinks are followed (DVC may link its cache into the workspace); a
+    dangling link raises FileNotFoundError, a fault of the folder that stops the stage with its name.
+    """
+    mode = path.stat().st_mode
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), "not a regular file")

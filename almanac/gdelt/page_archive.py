@@ -16,6 +16,12 @@ reason rather than looking absent. A page whose bytes do not fit its label is re
 :attr:`PageArchive.relabelled_pages`). Damage that hides the URL itself (a garbled
 header, a gzip member cut short before its WARC header ends) cannot be attributed: it stops the file
 there and is tallied in :attr:`PageArchive.file_problems`.
+
+Sizes are bounded as in the CC-News reader (:class:`almanac.ccnews.warc.WarcLimits`, its defaults): header
+lines and header blocks are capped (a header block over the cap stops the file, tallied as
+``HeaderBlockTooLarge``), a record block over ``max_record_bytes`` is skipped unread
+(``record_too_large``), a payload is read in steps and given up past ``max_page_bytes``
+(``page_too_large``), and whatever else one record raises is its ``record_error``.
 """
 
 from __future__ import annotations
@@ -28,10 +34,11 @@ from pathlib import Path
 from typing import Final
 
 from warcio.archiveiterator import ArchiveIterator
-from warcio.exceptions import ArchiveLoadFailed
 from warcio.recordloader import ArcWarcRecord
 
 from almanac.ccnews.extract import decode_page, extract_article
+from almanac.ccnews.warc import LineCappedReader, WarcLimits, read_bounded
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 from almanac.wcep.news import match_key
 
 PATTERNS: Final = ("*.warc.gz", "*.warc")
@@ -64,6 +71,8 @@ class PageArchive:
     relabelled_pages: int = 0  # pages read with a detected charset, not their label (see _decoded)
     file_problems: dict[str, int] = field(default_factory=dict)  # reason -> files cut short by it
 
+    limits: WarcLimits = field(default_factory=WarcLimits)
+
     @classmethod
     def open(cls, folders: Sequence[Path], urls: Iterable[str]) -> PageArchive:
         """Read every archive file under ``folders`` for the pages of ``urls``; a missing folder is an
@@ -85,11 +94,14 @@ class PageArchive:
     def _read_file(self, path: Path, wanted: set[str]) -> None:
         with open(path, "rb") as stream:
             iterator = ArchiveIterator(stream, arc2warc=False)
+            iterator.reader = LineCappedReader(stream, self.limits.max_header_bytes)
             try:
                 for record in iterator:
                     self._read_record(record, path.name, iterator, wanted)
-            except (ArchiveLoadFailed, EOFError, OSError, ValueError) as error:
+                    iterator.reader.header_bytes = 0
+            except Exception as error:  # ArchiveLoadFailed, EOFError, zlib's OSError, HeaderBlockTooLarge ...
                 # The file is damaged beyond the last whole record: keep what came before.
+                reraise_infrastructure(error)
                 reason = type(error).__name__
                 self.file_problems[reason] = self.file_problems.get(reason, 0) + 1
 
@@ -99,13 +111,15 @@ class PageArchive:
         uri = record.rec_headers.get_header("WARC-Target-URI") or ""
         key = match_key(uri) if record.rec_type == "response" and uri else ""
         if key not in wanted:
-            record.raw_stream.read()  # drain: the iterator reads on from the record's end
-            return
+            return  # the iterator drains the record in BUFF_SIZE steps to find the next one
         if key in self.records:
             self.duplicate_records += 1
-            record.raw_stream.read()
             return
-        outcome = _page(record, uri)
+        try:
+            outcome = _page(record, uri, self.limits)
+        except Exception as error:  # whatever one record raises is that URL's problem, not the run's
+            reraise_infrastructure(error)
+            outcome = PageProblem(RECORD_ERROR, describe_error(error))
         # The offset is known once the record is consumed (warcio reads to its end to find it).
         location = f"{name}:{iterator.get_record_offset()}"
         if isinstance(outcome, PageProblem):
@@ -115,19 +129,23 @@ class PageArchive:
             self.records[key] = replace(outcome, source=location)
 
 
-def _page(record: ArcWarcRecord, uri: str) -> ArchivedPage | PageProblem:
+def _page(record: ArcWarcRecord, uri: str, limits: WarcLimits) -> ArchivedPage | PageProblem:
     http = record.http_headers
     if http is None or not str(http.protocol).upper().startswith("HTTP/"):
-        record.raw_stream.read()
         return PageProblem("archive_unreadable", "the record has no HTTP response header")
     status = http.get_statuscode() or ""
     if not _STATUS.match(status):
-        record.raw_stream.read()
         return PageProblem("archive_unreadable", f"no 3-digit HTTP status in {http.statusline[:80]!r}")
+    declared = (record.rec_headers.get_header("Content-Length") or "").strip()
+    if declared.isdigit() and int(declared) > limits.max_record_bytes:
+        detail = f"record block of {declared} bytes > max_record_bytes {limits.max_record_bytes}"
+        return PageProblem("record_too_large", detail)
     try:
-        payload = record.content_stream().read()
+        payload = read_bounded(record.content_stream(), limits.max_page_bytes)
     except Exception as error:  # warcio's decoders raise zlib/brotli/chunked errors of many types
         return PageProblem("archive_unreadable", f"payload cannot be decoded: {type(error).__name__}")
+    if payload is None:
+        return PageProblem("page_too_large", f"HTTP payload over max_page_bytes {limits.max_page_bytes}")
     missing = getattr(record.raw_stream, "limit", 0)
     if missing:  # warcio returns a short payload, not an error, when a record is cut short
         return PageProblem("archive_unreadable", f"record ends {missing} bytes before its Content-Length")

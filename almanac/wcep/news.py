@@ -30,9 +30,13 @@ from requests.exceptions import ChunkedEncodingError
 from almanac.ccnews.extract import decode_html, detect_language, extract_article
 from almanac.core.download import DownloadConfig, Sleep, backoff_delay, parse_retry_after
 from almanac.core.ids import canonical_url, content_id
+from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP, table_from_rows
 from almanac.core.step import Drop, Step, apply_step, fan_out
+from almanac.wcep.responses import CHUNK_BYTES as _CHUNK_BYTES
+from almanac.wcep.responses import Refused as _Refused
+from almanac.wcep.responses import read_capped as _read_capped
 
 WCEP_NEWS_SCHEMA = pa.schema(
     [
@@ -53,7 +57,6 @@ _HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.IGNORECASE)
 _ACCEPT = "text/html,application/xhtml+xml,*/*;q=0.1"
 _ROBOTS_MAX_BYTES = 500_000
-_CHUNK_BYTES = 64 * 1024
 _EVENT_COLUMNS = ("id", "source_urls", "source", "summary")
 _CORPUS_COLUMNS = ("id", "url", "title", "text", "publish_date")  # publish_date is never null
 
@@ -146,6 +149,14 @@ class Fetcher:
             self._session.close()
 
     def fetch(self, url: str) -> FetchResult:
+        """The article at ``url`` or why there is none; whatever one page raises is its ``record_error``."""
+        try:
+            return self._fetch(url)
+        except Exception as error:  # a page no check foresaw (a parser's RecursionError ...)
+            reraise_infrastructure(error)
+            return FetchResult(url, RECORD_ERROR, describe_error(error))
+
+    def _fetch(self, url: str) -> FetchResult:
         if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
             return FetchResult(url, "fetch_failed", "not an http(s) URL")
         if self._remaining() <= 0:
@@ -263,7 +274,7 @@ class Fetcher:
             language=detect_language(extracted.text),
         )
 
-    def _follow(self, url: str) -> requests.Response | _Refused:
+    def _follow(self, url: str) -> requests.Response | _Refused[FetchResult]:
         """The response at the end of ``url``'s redirects, each hop's target checked against its own
         host's robots.txt before it is requested (requests would follow them all unasked)."""
         current = url
@@ -291,29 +302,6 @@ class Fetcher:
         return self._session.get(
             url, headers=headers, stream=True, timeout=timeout, allow_redirects=redirects
         )
-
-
-class _Refused:
-    """A fetch decided while following redirects; a context manager like the response it replaces."""
-
-    def __init__(self, result: FetchResult) -> None:
-        self.result = result
-
-    def __enter__(self) -> FetchResult:
-        return self.result
-
-    def __exit__(self, *exc_info: object) -> None:
-        return None
-
-
-def _read_capped(response: requests.Response, limit: int) -> tuple[bytes, bool]:
-    """Up to ``limit`` bytes of the decoded body, streamed, and whether the body went on beyond them."""
-    body = bytearray()
-    for chunk in response.iter_content(_CHUNK_BYTES):
-        body += chunk
-        if len(body) > limit:
-            return bytes(body[:limit]), True
-    return bytes(body), False
 
 
 def match_key(url: str) -> str:
