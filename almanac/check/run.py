@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 from almanac.check.futuresim import check_futuresim
 from almanac.check.futurex import Sources, check_futurex
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
-from almanac.check.openforecast import Windows, check_openforecast
+from almanac.check.openforecast import OptionRules, Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, split_months
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import cutoff_months
@@ -109,7 +109,8 @@ def _openforecast(root: Path, month: str, params: Mapping[str, Any]) -> StyleRep
         row["ce_id"]: {doc["doc_id"] for doc in row["documents"]}
         for row in _rows(root / layout.complex_events(), ["ce_id", "documents"])
     }
-    return check_openforecast(rows, Windows.from_params(params), timelines, documents, scope=month)
+    rules = OptionRules.from_params(params)
+    return check_openforecast(rows, Windows.from_params(params), timelines, documents, month, rules)
 
 
 def _mirai(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
