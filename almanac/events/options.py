@@ -70,7 +70,8 @@ def vqa_candidate(gold: str, negatives: Sequence[str], seed: int, mcnc_id: str, 
 
     The paper picks "the gold answer or one negative candidate" at random. Here the Yes/No label is
     given by the caller, balanced over the task (a seeded order takes Yes and No in turn), so that
-    "always Yes" scores one half; a No sample's candidate is a seeded choice among the negatives.
+    "always Yes" scores one half; a No sample's candidate is a seeded choice among the negatives given
+    (the build gives one: :func:`almanac.events.distractors.hardest_negative`).
     """
     if yes:
         return "Yes", gold

@@ -41,6 +41,7 @@ from almanac.events.distractors import (
     balanced_positions,
     choose_negatives,
     donor_pool,
+    hardest_negative,
     placed_options,
     same_side_times,
 )
@@ -277,6 +278,8 @@ def vqa_task(
             return Drop("no_mcnc_sample", "the MCNC sample of this cut was rejected")
         gold = mcnc["options"][mcnc["answer_index"]]
         negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
+        background = [str(event["text"]) for event in mcnc["background"]]
+        negatives = [hardest_negative(gold, negatives, mcnc["ce_title"], background)]
         label, candidate = vqa_candidate(
             gold, negatives, config.seed, mcnc["sample_id"], yes[mcnc["sample_id"]] == 0
         )

@@ -74,34 +74,42 @@ def test_negatives_are_real_events_of_other_timelines_of_the_split() -> None:
     assert len(chosen) == 3 and refused == 1  # the reworded salvage event is refused as true here
     own = {str(e["text"]) for e in HOME["events"]}
     assert not own & set(chosen)
-    assert not any(
-        "Kessling" in text or "Firefighters" in text for text in chosen
-    )  # train story: other split
     assert not any("Salvage" in text for text in chosen)
     assert negatives() == negatives()  # deterministic for one seed
 
 
-def test_same_category_first_and_names_rewritten() -> None:
+def test_donors_come_from_the_same_or_an_earlier_split_only() -> None:
+    pool = donor_pool([HOME, FLOOD, MERGER, TRAIN_STORY], SPLITS, WINDOWS)
+    # A test story's event never reaches a train sample; a train story's (past) event may reach a test one.
+    assert {donor.ce_id for donor in pool["train"]} == {"old"}
+    assert {donor.ce_id for donor in pool["test"]} == {"old", "home", "flood", "merger"}
+
+
+def test_same_category_first_one_per_donor_and_names_rewritten() -> None:
     chosen, _ = negatives()
-    # One negative per donor timeline first (the flood, then the merger), the flood's second event
-    # after; the donors' own names become this story's most named one (Harwell Bay). The opening run
-    # "Shareholders of Pendry Airlines" is taken whole as a name: a known limit of the capitals rule.
+    # Disasters first, one per donor story (the flood, the train-period fire), then the business one.
+    # Names this story does not know become known names of the same kind: the place Kessling becomes
+    # Harwell Bay, the company Pendry Airlines the ship's owner-name Orsa Meridian (both tagged by
+    # spaCy); Marrowick is not tagged as a place and stays.
     assert chosen == [
-        "Army units build sandbag walls along the Harwell Bay banks.",
-        "Harwell Bay approve the merger at a meeting.",
-        "The river overtops the levee at Harwell Bay during the night.",
+        "The river overtops the levee at Marrowick during the night.",
+        "Firefighters contain the blaze near Harwell Bay after two days.",
+        "Shareholders of Orsa Meridian approve the merger at a meeting.",
     ]
     without = negatives(config=NegativesConfig(80.0, 2.0, rewrite_names=False))[0]
-    assert "The river overtops the levee at Marrowick during the night." in without
+    assert "Shareholders of Pendry Airlines approve the merger at a meeting." in without
 
 
 def test_names_and_their_rewriting() -> None:
-    assert names_in("The union for Skylark Regional's pilots meets in May.") == ["Skylark Regional"]
-    assert (
-        rewrite_names("Water reaches Marrowick; Marrowick waits.", ["Harwell Bay"])
-        == "Water reaches Harwell Bay; Harwell Bay waits."
+    model = NegativesConfig().ner_model
+    assert names_in("The union for Skylark Regional's pilots meets in May.", model) == [
+        ("organisation", "Skylark Regional")
+    ]
+    ours = {"place": ["Harwell Bay"]}
+    assert rewrite_names("Protesters marched through Veloria.", ours, model) == (
+        "Protesters marched through Harwell Bay."
     )
-    assert rewrite_names("The river rises.", ["Harwell Bay"]) == "The river rises."
+    assert rewrite_names("The river rises.", ours, model) == "The river rises."
 
 
 def test_too_few_donors_gives_fewer_negatives() -> None:
