@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -16,21 +17,24 @@ def openforecast_tasks(rows: Iterable[Mapping[str, Any]]) -> list[ChoiceTask]:
         kind = row.get("task")
         if kind not in ("mcnc", "mcac", "vqa"):
             continue
-        common = {
-            "item_id": str(row["sample_id"]),
-            "group": f"openforecast/{kind}",
-            "title": str(row.get("ce_title") or ""),
-            "background": tuple(str(event.get("text") or "") for event in row.get("background") or ()),
-            "cut": as_day(row.get("cut_date")),
-        }
+        shown = ChoiceTask(
+            item_id=str(row["sample_id"]),
+            group=f"openforecast/{kind}",
+            options=(),
+            gold=0,
+            title=str(row.get("ce_title") or ""),
+            background=tuple(str(event.get("text") or "") for event in row.get("background") or ()),
+            cut=as_day(row.get("cut_date")),
+        )
         if kind == "vqa":
             gold = 0 if row.get("label") == "Yes" else 1
-            tasks.append(ChoiceTask(options=(str(row.get("candidate")),), gold=gold, binary=True, **common))
+            candidate = (str(row.get("candidate")),)
+            tasks.append(dataclasses.replace(shown, options=candidate, gold=gold, binary=True))
         else:
             options = tuple(str(option) for option in row.get("options") or ())
             index = row.get("answer_index")
             if len(options) >= 2 and isinstance(index, int) and 0 <= index < len(options):
-                tasks.append(ChoiceTask(options=options, gold=index, **common))
+                tasks.append(dataclasses.replace(shown, options=options, gold=index))
     return tasks
 
 

@@ -270,7 +270,7 @@ def vqa_task(
 ) -> list[dict[str, Any]]:
     """One VQA sample per MCNC sample: its gold option (Yes) or one of its negatives (No)."""
     by_cut = {(row["ce_id"], row["cut_date"]): row for row in mcnc_rows}
-    yes = balanced_positions([row["sample_id"] for row in mcnc_rows], len(VQA_LABELS), config.seed)
+    turns = balanced_positions([row["sample_id"] for row in mcnc_rows], len(VQA_LABELS), config.seed)
 
     def decide(cut: CutSample) -> dict[str, Any] | Drop:
         mcnc = by_cut.get((cut.ce_id, cut.cut.day))
@@ -281,7 +281,7 @@ def vqa_task(
         background = [str(event["text"]) for event in mcnc["background"]]
         negatives = [hardest_negative(gold, negatives, mcnc["ce_title"], background)]
         label, candidate = vqa_candidate(
-            gold, negatives, config.seed, mcnc["sample_id"], yes[mcnc["sample_id"]] == 0
+            gold, negatives, config.seed, mcnc["sample_id"], turns[mcnc["sample_id"]] == 0
         )
         return {
             **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
