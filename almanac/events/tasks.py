@@ -217,7 +217,8 @@ def mcnc_task(
 ) -> list[dict[str, Any]]:
     """Gold target + three real events of other timelines of the split (:mod:`almanac.events.distractors`)."""
     pool = donor_pool(timelines, {cut.ce_id: cut.split for cut in cuts}, config.split)
-    tally = {"negatives_refused_as_true": 0}
+    # negatives_generated: candidates that reached the true-event test; negatives_discarded: refused there.
+    tally = {"negatives_generated": 0, "negatives_discarded": 0}
 
     def decide(cut: CutSample) -> dict[str, Any] | Drop:
         target = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "mcnc").choice(cut.targets)
@@ -226,7 +227,8 @@ def mcnc_task(
         negatives, refused = choose_negatives(
             cut.timeline, cut.cut.day, target, donors, config.negatives, config.seed, mcnc_id, N_NEGATIVES
         )
-        tally["negatives_refused_as_true"] += refused
+        tally["negatives_generated"] += len(negatives) + refused
+        tally["negatives_discarded"] += refused
         if len(negatives) < N_NEGATIVES:
             others = len({donor.ce_id for donor in donors} - {cut.ce_id})
             detail = f"{len(negatives)} usable events from {others} other {cut.split} timelines"
