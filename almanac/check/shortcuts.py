@@ -236,6 +236,27 @@ def only_dated_after_cut(tasks: Sequence[ChoiceTask]) -> list[Credit]:
     return credits
 
 
+def _dated_extreme(tasks: Sequence[ChoiceTask], latest: bool) -> list[Credit]:
+    """MC: when every option is a date, the earliest (or latest) one; ties split, abstains otherwise."""
+    credits: list[Credit] = []
+    for task in tasks:
+        spans = [option_date(option) for option in task.options]
+        if task.binary or any(span is None for span in spans):
+            credits.append(None)
+            continue
+        starts = [float(span[0].toordinal()) for span in spans if span is not None]
+        credits.append(_argmax_credit([value if latest else -value for value in starts], task.gold))
+    return credits
+
+
+def earliest_date(tasks: Sequence[ChoiceTask]) -> list[Credit]:
+    return _dated_extreme(tasks, latest=False)
+
+
+def latest_date(tasks: Sequence[ChoiceTask]) -> list[Credit]:
+    return _dated_extreme(tasks, latest=True)
+
+
 def title_words(tasks: Sequence[ChoiceTask]) -> list[Credit]:
     """MC: the option sharing most content words with the title (abstains when none shares any).
     Yes/no: "Yes" when the candidate shares a content word with the title."""
@@ -275,6 +296,8 @@ BASELINES: dict[str, Baseline] = {
     "always_first": first_position,
     "majority_position": majority_position,
     "only_dated_after_cut": only_dated_after_cut,
+    "earliest_date": earliest_date,
+    "latest_date": latest_date,
     "title_words": title_words,
     "hindsight_words": hindsight_words,
 }

@@ -26,6 +26,7 @@ Ties are broken by a generator seeded with (seed, sample id), so the choice is d
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -152,6 +153,7 @@ _DATE_FORMS = (
     rf"{_MONTH} \d{{1,2}}(?:, \d{{4}})?",  # March 3(, 2025)
     rf"{_MONTH} \d{{4}}",  # March 2025
     r"\d{4}-\d{2}-\d{2}",
+    r"(?:19|20)\d{2}",  # a bare year: "in 2024"
 )
 _DATE_MENTION = re.compile(rf"\b(?:{'|'.join(_DATE_FORMS)})\b")
 
@@ -259,33 +261,34 @@ _DAY_SHIFTS = (7, -7, 14, -14, 21, -21, 28, -28)
 _MONTH_SHIFTS = (1, -1, 2, -2, 3, -3)
 
 
-def same_side_times(answer: str, negatives: Sequence[str], cut_day: date, count: int = 3) -> list[str]:
+def same_side_times(
+    answer: str, negatives: Sequence[str], cut_day: date, count: int = 3, rng: random.Random | None = None
+) -> list[str]:
     """MCAC "When" options on the gold's side of the cut: wrong dates that start on or after the cut day.
 
     An option dated before the cut is known to be wrong by anyone who reads the background's dates, so
-    the gold would be the only option left after the cut. Kept: the LLM's wrong dates that are on the
-    gold's side; then the gold moved by one to four weeks (day precision), one to three months (month)
-    or years, either way, as long as it stays on or after the cut; written like the answer.
+    the gold would be the only option left after the cut. Candidates: the LLM's wrong dates on the
+    gold's side, then the gold moved by one to four weeks (day precision), one to three months (month)
+    or years, either way, staying on or after the cut; written like the answer. How many of the three
+    fall before the gold is drawn by ``rng`` (0-3, as far as the candidates allow), so that "the
+    earliest date" or "the latest date" is no tell.
     """
     gold = option_span(answer, cut_day.year)
-    kept = [
+    candidates = [
         value for value in negatives if _after(value, cut_day) and option_span(value, cut_day.year) != gold
     ]
     if gold is None:
-        return kept[:count]
+        return candidates[:count]
     style = "" if re.fullmatch(r"\s*\d{4}(-\d{2}){0,2}\s*", answer) else answer
     for moved in _moved(gold):
-        if len(kept) >= count:
-            break
         text = _written_like(moved, style)
-        if (
-            moved.date
-            and _after(text, cut_day)
-            and text not in kept
-            and option_span(text, cut_day.year) != gold
-        ):
-            kept.append(text)
-    return kept[:count]
+        if _after(text, cut_day) and text not in candidates and option_span(text, cut_day.year) != gold:
+            candidates.append(text)
+    earlier = [value for value in candidates if (option_span(value, cut_day.year) or gold)[0] < gold[0]]
+    later = [value for value in candidates if value not in earlier]
+    before = min((rng or random.Random(0)).randint(0, count), len(earlier))
+    before = max(before, count - len(later))
+    return [*earlier[:before], *later[: count - before]][:count]
 
 
 def _after(text: str, cut_day: date) -> bool:

@@ -33,6 +33,7 @@ from almanac.core.step import Drop, Step, apply_step
 from almanac.events.cuts import (
     Event,
     EventTasksConfig,
+    date_span,
     event_arguments,
     seeded,
     timeline_event,
@@ -140,7 +141,13 @@ def argument_tasks(
             continue
         rng = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "aqa")
         target = rng.choice(candidates)
-        argument = rng.choice([name for name in config.arguments if _has(target, name)])
+        # No "When" about a target on the cut day: every wrong date on its side of the cut would be later.
+        span = date_span(target)
+        on_cut = span is not None and span[0] == cut.cut.day
+        asked_about = [name for name in config.arguments if _has(target, name)]
+        argument = rng.choice(
+            [name for name in asked_about if not (on_cut and name == "time")] or asked_about
+        )
         aqa_id = sample_id("aqa", cut.ce_id, cut.cut.day, target["event_id"], argument)
         background = [timeline_event(event) for event in cut.background]
         items.append(
@@ -171,7 +178,8 @@ def argument_tasks(
         aqa = aqa_row(cut, aqa_id, target, argument, value, result)
         negatives = list(value.negatives)
         if argument == "time":
-            negatives = same_side_times(value.answer, negatives, cut.cut.day, N_NEGATIVES)
+            when = seeded(config.seed, mcac_id, "dates")
+            negatives = same_side_times(value.answer, negatives, cut.cut.day, N_NEGATIVES, when)
             if len(negatives) < N_NEGATIVES:
                 why = f"{len(negatives)} wrong dates on or after the cut {cut.cut.day}"
                 outcomes[index] = (aqa, Drop("too_few_same_side_options", why, item_id=mcac_id))

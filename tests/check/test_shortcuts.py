@@ -10,9 +10,11 @@ from almanac.check.choices import futurex_tasks, openforecast_tasks
 from almanac.check.shortcuts import (
     ChoiceTask,
     audit,
+    earliest_date,
     first_position,
     hindsight_in,
     hindsight_words,
+    latest_date,
     longest_option,
     majority_position,
     most_like_background,
@@ -135,3 +137,12 @@ def test_futurex_level_one_only(level: int, answers: list[str], kept: int) -> No
         "information_cutoff": date(2025, 4, 1),
     }
     assert len(futurex_tasks([row])) == kept
+
+
+def test_earliest_and_latest_date() -> None:
+    # Gold on the cut day and every other option later: "earliest" always wins, "latest" never.
+    gold_first = mc(("2025-04-10", "2025-04-17", "24 April 2025", "May 2025"), 0)
+    middle = mc(("2025-04-17", "2025-04-10", "24 April 2025", "May 2025"), 0)
+    words = mc(("Estmark", "2025-04-10", "2025-04-17", "May 2025"), 0)
+    assert earliest_date([gold_first, middle, words]) == [1.0, 0.0, None]
+    assert latest_date([gold_first, middle, words]) == [0.0, 0.0, None]

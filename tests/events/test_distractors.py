@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from datetime import date
 from typing import Any
@@ -139,3 +140,18 @@ def test_hindsight_phrases() -> None:
     )
     assert hindsight_phrase("A translator arrives later that week.", HINDSIGHT_WORDS) == "later"
     assert hindsight_phrase("A translator arrives.", HINDSIGHT_WORDS) is None
+
+
+def test_mcac_dates_fall_on_both_sides_of_the_gold_when_they_can() -> None:
+    cut = date(2025, 5, 1)
+    counts = Counter(
+        sum(value < "2025-05-20" for value in same_side_times("2025-05-20", [], cut, 3, random.Random(n)))
+        for n in range(40)
+    )
+    # Candidates: 13 and 6 May before the gold, 27 May, 3, 10 and 17 June after: 0, 1 or 2 dates before.
+    assert set(counts) == {0, 1, 2}
+    assert all(
+        day >= "2025-05-01"
+        for n in range(40)
+        for day in same_side_times("2025-05-20", [], cut, 3, random.Random(n))
+    )
