@@ -7,6 +7,7 @@ lowered caps, so each test runs in well under a second.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from almanac.ccnews.charset_labels import ENCODINGS, LABEL_CODECS, codec_for_lab
 from almanac.ccnews.extract import decode_page
 from almanac.ccnews.filters import FilterConfig
 from almanac.ccnews.ingest import FileTask, IngestConfig, discover_files, file_kind, ingest_file
-from almanac.ccnews.jsonl import bounded_lines
+from almanac.ccnews.jsonl import read_json_objects
 from almanac.ccnews.warc import read_warc
 from tests.support.bombs import (
     far_future_download,
@@ -118,13 +119,20 @@ def test_a_line_over_the_cap_is_skipped_unkept_and_rejected_with_its_size(tmp_pa
         assert rejects == [("line_too_long", "line of 3000000 bytes > max_line_bytes 1000000")]
 
 
-def test_bounded_lines_cuts_at_the_cap_across_chunk_edges(tmp_path: Path) -> None:
-    import io
-
-    # Lines of 0, 5, 6 and 2^21 + 3 bytes; the long one spans three 1 MiB chunks.
-    data = b"\n" + b"x" * 5 + b"\n" + b"y" * 6 + b"\n" + b"z" * ((1 << 21) + 3) + b"\nend"
-    lines = list(bounded_lines(io.BytesIO(data), 5))
-    assert [getattr(line, "size", line) for line in lines] == [b"\n", b"xxxxx\n", 6, (1 << 21) + 3, b"end"]
+def test_a_long_line_across_chunk_edges_is_rejected_and_its_neighbours_kept(tmp_path: Path) -> None:
+    # Lines of 6 and 2^21 + 3 bytes around a good one; the long one spans three of the reader's 1 MiB chunks.
+    path = tmp_path / "edges.jsonl"
+    good = json.dumps(good_newsplease(1)).encode()
+    path.write_bytes(b"x" * 6 + b"\n" + good + b"\n" + b"z" * ((1 << 21) + 3) + b"\n" + good)
+    items = list(read_json_objects(path, "edges", max_line_bytes=len(good)))
+    assert [getattr(item, "reason", "row") for item in items] == [
+        "invalid_json",
+        "row",
+        "line_too_long",
+        "row",
+    ]
+    assert items[2].detail == f"line of {(1 << 21) + 3} bytes > max_line_bytes {len(good)}"
+    assert [item.source for item in items] == ["edges:1", "edges:2", "edges:3", "edges:4"]
 
 
 def test_a_field_over_the_cap_is_rejected_naming_it(tmp_path: Path) -> None:

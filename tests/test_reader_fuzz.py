@@ -235,7 +235,7 @@ def test_mds_lines_become_events_or_rejects(lines: list[bytes], cap: int) -> Non
     assert all(isinstance(item, MdsEvent | Unreadable) for item in items)
     for item in items:
         if isinstance(item, Unreadable) and item.reason == "line_too_long":
-            assert int(item.detail.split()[0]) > cap
+            assert int(item.detail.split()[2]) > cap  # "line of N bytes > max_line_bytes CAP"
 
 
 # -- GDELT -------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from almanac.ccnews.records import Unreadable
+from almanac.core.bounded_lines import LongLine, split_blocks
 from almanac.core.record_errors import RECORD_ERROR, describe_error, reraise_infrastructure
 
 # A news-please article is a few KB to a few hundred KB; 10 MB leaves room for any real one, and the
@@ -38,11 +39,6 @@ class _Readable(Protocol):
     def read(self, size: int, /) -> bytes: ...
 
 
-@dataclass(frozen=True)
-class _LongLine:
-    size: int  # bytes of the line, its newline excluded
-
-
 def read_json_objects(
     path: Path, label: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 ) -> Iterator[JsonLine | Unreadable]:
@@ -51,13 +47,16 @@ def read_json_objects(
     line_number = 0
     with opener(path, "rb") as stream:
         try:
-            for line_number, line in enumerate(bounded_lines(stream, max_line_bytes), start=1):
-                source = f"{label}:{line_number}"
-                if isinstance(line, _LongLine):
+            # Lines end at "\n" only, as a binary file's lines do; a "\r" before it is JSON whitespace.
+            for line in split_blocks(_blocks(stream), max_line_bytes, universal=False):
+                if isinstance(line, LongLine):
+                    line_number = line.number
                     detail = f"line of {line.size} bytes > max_line_bytes {max_line_bytes}"
-                    yield Unreadable("line_too_long", detail, source)
-                elif line.strip():
-                    yield _parse(line, source, line_number)
+                    yield Unreadable("line_too_long", detail, f"{label}:{line_number}")
+                    continue
+                line_number, text = line
+                if text.strip():
+                    yield _parse(text, f"{label}:{line_number}", line_number)
         except (EOFError, OSError) as error:  # a cut or corrupt gzip stream: keep the lines before it
             yield Unreadable(
                 "truncated_file", f"{type(error).__name__}: {error}", f"{label}:{line_number + 1}"
@@ -67,35 +66,9 @@ def read_json_objects(
         yield Unreadable("empty_file", "no JSON lines", f"{label}:0")
 
 
-def bounded_lines(stream: _Readable, max_line_bytes: int) -> Iterator[bytes | _LongLine]:
-    """The stream's lines (with their newline, as a file object gives them), each at most
-    ``max_line_bytes`` without it; a longer one is read on to its end without being kept and comes out
-    as its size. Holds at most one chunk plus one line."""
-    pending = bytearray()
-    overflow = 0  # bytes of the current line already dropped, 0 while it is under the cap
-    while chunk := stream.read(_CHUNK_BYTES):
-        start = 0
-        while (end := chunk.find(b"\n", start)) != -1:
-            if overflow:
-                yield _LongLine(overflow + end - start)
-            elif len(pending) + end - start > max_line_bytes:
-                yield _LongLine(len(pending) + end - start)
-            else:
-                pending += chunk[start : end + 1]  # with its newline, as the lines of a file object
-                yield bytes(pending)
-            pending.clear()
-            overflow = 0
-            start = end + 1
-        rest = len(chunk) - start
-        if overflow or len(pending) + rest > max_line_bytes:
-            overflow += len(pending) + rest
-            pending.clear()
-        else:
-            pending += chunk[start:]
-    if overflow:
-        yield _LongLine(overflow)
-    elif pending:
-        yield bytes(pending)
+def _blocks(stream: _Readable) -> Iterator[bytes]:
+    while block := stream.read(_CHUNK_BYTES):
+        yield block
 
 
 def _parse(line: bytes, source: str, line_number: int) -> JsonLine | Unreadable:

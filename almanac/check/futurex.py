@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Final
 
+from almanac.check.choices import futurex_tasks
 from almanac.check.common import unique_ids
 from almanac.check.dates import as_day
 from almanac.check.report import StyleReport
+from almanac.check.shortcuts import audit
 from almanac.check.text import find_answer, fold, is_organisation, is_person
 
 Row = Mapping[str, Any]
@@ -85,6 +87,13 @@ def check_futurex(
         "at most futurex.filter.max_per_source_day per (source, day)",
         _cap(rows, max_per_source_day),
     )
+    # Level 1 only: Level 2 has several right options, Levels 3-4 none (almanac.check.choices).
+    shortcuts = audit(futurex_tasks(rows))
+    report.check(
+        "shortcut_baselines", "no no-knowledge baseline above chance + 10% (Level 1)", shortcuts.failures()
+    )
+    report.notes.extend(shortcuts.lines())
+    report.extra["shortcut_baselines"] = [score.row() for score in shortcuts.scores]
     return report
 
 

@@ -13,9 +13,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from rapidfuzz.fuzz import token_set_ratio
+
+from almanac.check.choices import openforecast_tasks
 from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import Interval, as_day, interval, parse_day
 from almanac.check.report import StyleReport
+from almanac.check.shortcuts import HINDSIGHT_WORDS, audit, hindsight_in, option_date
 from almanac.check.text import fold
 from almanac.core.date_mentions import dates_named
 
@@ -52,13 +56,36 @@ class Windows:
         )
 
 
+@dataclass(frozen=True)
+class OptionRules:
+    """params event_tasks.negatives.fuzzy_threshold, .hindsight_words and .shortcut_audit."""
+
+    fuzzy_threshold: float = 80.0
+    hindsight_words: tuple[str, ...] = HINDSIGHT_WORDS
+    margin: float = 0.10
+    min_samples: int = 20
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> OptionRules:
+        section = params.get("event_tasks") or {}
+        audit = section.get("shortcut_audit") or {}
+        return cls(
+            float((section.get("negatives") or {}).get("fuzzy_threshold", 80.0)),
+            tuple(section.get("hindsight_words") or HINDSIGHT_WORDS),
+            float(audit.get("margin", 0.10)),
+            int(audit.get("min_samples", 20)),
+        )
+
+
 def check_openforecast(
     rows: Sequence[Row],
     windows: Windows,
     timelines: Mapping[str, Sequence[Event]],
     documents: Mapping[str, set[str]],
     scope: str = "all",
+    rules: OptionRules | None = None,
 ) -> StyleReport:
+    rules = rules or OptionRules()
     report = StyleReport("openforecast", scope, rows=len(rows))
     report.check(
         "split_windows_ordered",
@@ -102,6 +129,30 @@ def check_openforecast(
         "no MCNC negative or VQA 'No' candidate is a true event of the timeline",
         _negatives(rows, timelines),
     )
+    report.check(
+        "negatives_not_reworded_true_events",
+        "no MCNC negative or VQA 'No' candidate fuzzily matches an event of its own timeline "
+        "(token-set ratio < event_tasks.negatives.fuzzy_threshold)",
+        _reworded(rows, timelines, rules.fuzzy_threshold),
+    )
+    report.check(
+        "mcac_options_same_side",
+        "no MCAC option dated wholly before the cut (the gold would be the only one after it)",
+        _same_side(rows),
+    )
+    report.check(
+        "background_without_hindsight",
+        "no background event uses hindsight wording (event_tasks.hindsight_words)",
+        _hindsight(rows, rules.hindsight_words),
+    )
+    shortcuts = audit(openforecast_tasks(rows), rules.margin, rules.min_samples)
+    report.check(
+        "shortcut_baselines",
+        f"no no-knowledge baseline above chance + {rules.margin:.0%} on >= {rules.min_samples} tasks",
+        shortcuts.failures(),
+    )
+    report.notes.extend(shortcuts.lines())
+    report.extra["shortcut_baselines"] = [score.row() for score in shortcuts.scores]
     report.check("vqa_traceable", "a VQA sample comes from a released MCNC sample of its split", _vqa(rows))
     return report
 
@@ -264,3 +315,54 @@ def _vqa(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
             yield row["sample_id"], "candidate is not an option of its MCNC sample"
         else:
             yield row["sample_id"], None
+
+
+def _negative_options(row: Row) -> list[str]:
+    if row.get("task") == "mcnc":
+        return [str(option) for i, option in enumerate(row["options"]) if i != row["answer_index"]]
+    if row.get("task") == "vqa" and row.get("label") == "No":
+        return [str(row["candidate"])]
+    return []
+
+
+def _reworded(
+    rows: Sequence[Row], timelines: Mapping[str, Sequence[Event]], threshold: float
+) -> Iterator[tuple[str, str | None]]:
+    texts = {ce_id: [fold(str(event["text"])) for event in events] for ce_id, events in timelines.items()}
+    for row in rows:
+        negatives = _negative_options(row)
+        if not negatives:
+            continue
+        true = texts.get(str(row["ce_id"]), [])
+        found = next(
+            (
+                f"{negative[:50]!r} ~ {text[:50]!r} ({score:.0f})"
+                for negative in negatives
+                for text in true
+                if (score := token_set_ratio(fold(negative), text)) >= threshold
+            ),
+            None,
+        )
+        yield row["sample_id"], found
+
+
+def _same_side(rows: Sequence[Row]) -> Iterator[tuple[str, str | None]]:
+    for row in rows:
+        cut = as_day(row.get("cut_date"))
+        if row.get("task") != "mcac" or cut is None:
+            continue
+        early = [str(o) for o in row.get("options") or () if (span := option_date(str(o))) and span[1] < cut]
+        yield row["sample_id"], f"options {early[:3]} dated before the cut {cut}" if early else None
+
+
+def _hindsight(rows: Sequence[Row], words: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+    for row in rows:
+        found = next(
+            (
+                f"{phrase!r} in {str(event.get('text'))[:60]!r}"
+                for event in row.get("background") or ()
+                if (phrase := hindsight_in(str(event.get("text") or ""), words))
+            ),
+            None,
+        )
+        yield row["sample_id"], found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 MAX_IDS_SHOWN = 8
 
@@ -39,6 +40,8 @@ class StyleReport:
     scope: str
     rows: int = 0
     invariants: dict[str, InvariantResult] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # lines printed after the invariants (e.g. an audit table)
+    extra: dict[str, Any] = field(default_factory=dict)  # deterministic figures added to the summary
 
     def invariant(self, name: str, description: str) -> InvariantResult:
         if name not in self.invariants:
@@ -64,7 +67,7 @@ class StyleReport:
     def lines(self) -> list[str]:
         verdict = "ok" if self.ok else f"{len(self.violated)} invariant(s) violated"
         head = f"{self.style} {self.scope}: {self.rows} released rows, {verdict}"
-        return [head, *(result.line() for result in self.invariants.values())]
+        return [head, *(result.line() for result in self.invariants.values()), *self.notes]
 
     def summary(self) -> dict[str, object]:
         """Deterministic JSON for DVC metrics: counts only, no times."""
@@ -77,4 +80,5 @@ class StyleReport:
                 name: {"checked": result.checked, "violations": len(result.failures)}
                 for name, result in self.invariants.items()
             },
+            **self.extra,
         }

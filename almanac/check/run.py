@@ -13,7 +13,7 @@ from almanac.check.dates import article_last_day
 from almanac.check.futuresim import check_futuresim
 from almanac.check.futurex import Sources, check_futurex
 from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
-from almanac.check.openforecast import Windows, check_openforecast
+from almanac.check.openforecast import OptionRules, Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import corpus_chunk_days, cutoff_months
@@ -134,7 +134,8 @@ def _openforecast(root: Path, month: str, params: Mapping[str, Any]) -> StyleRep
         row["ce_id"]: {doc["doc_id"] for doc in row["documents"]}
         for row in _rows(root / layout.complex_events(), ["ce_id", "documents"])
     }
-    return check_openforecast(rows, Windows.from_params(params), timelines, documents, scope=month)
+    rules = OptionRules.from_params(params)
+    return check_openforecast(rows, Windows.from_params(params), timelines, documents, month, rules)
 
 
 def _mirai(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:

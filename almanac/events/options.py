@@ -65,13 +65,14 @@ def shuffled_options(gold: str, negatives: Sequence[str], seed: int, sample_id: 
     }
 
 
-def vqa_candidate(gold: str, negatives: Sequence[str], seed: int, mcnc_id: str) -> tuple[str, str]:
+def vqa_candidate(gold: str, negatives: Sequence[str], seed: int, mcnc_id: str, yes: bool) -> tuple[str, str]:
     """(label, candidate) of the one VQA sample drawn from an MCNC sample (OpenForecast 4.3).
 
-    The paper picks "the gold answer or one negative candidate" at random and labels it Yes or No:
-    a fair coin seeded by the MCNC sample, then a seeded choice among its negatives. Labels are not
-    forced to balance; the Yes share is reported instead.
+    The paper picks "the gold answer or one negative candidate" at random. Here the Yes/No label is
+    given by the caller, balanced over the task (a seeded order takes Yes and No in turn), so that
+    "always Yes" scores one half; a No sample's candidate is a seeded choice among the negatives given
+    (the build gives one: :func:`almanac.events.distractors.hardest_negative`).
     """
-    if seeded(seed, mcnc_id, "vqa-label").random() < 0.5:
+    if yes:
         return "Yes", gold
     return "No", seeded(seed, mcnc_id, "vqa").choice(list(negatives))

@@ -9,6 +9,7 @@ window rejects its candidates with ``no_target_in_window``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -27,6 +28,7 @@ from almanac.events.cuts import (
     eligible_cuts,
     trim_targets,
 )
+from almanac.events.hindsight import hindsight_phrase
 from almanac.events.samples import SPLITS, TASKS, sample_id
 
 
@@ -91,6 +93,7 @@ def plan_cuts(
             "cut_days_in_later_windows": 0,  # eligible days left unused: their event went to an earlier split
             "undated_events_left_out": 0,  # per released cut: undated events, neither background nor target
             "straddling_events_left_out": 0,  # per released cut: intervals that hold the cut day
+            "hindsight_events_left_out": 0,  # per released cut: background events with hindsight wording
         }
     )
     ledger.extra["timelines_without_cut"] = {}
@@ -121,6 +124,13 @@ def plan_cuts(
                 no_target = Drop("no_target_in_window", f"no target lies inside the {split} window")
                 drawn.append(DrawnCut(timeline["ce_id"], day, no_target))
                 continue
+            kept = [e for e in planned.background if not hindsight_phrase(e["text"], config.hindsight_words)]
+            if len(kept) < config.min_background_events:
+                words = f"{len(planned.background) - len(kept)} background events use hindsight wording"
+                drawn.append(DrawnCut(timeline["ce_id"], day, Drop("hindsight_background", words)))
+                continue
+            ledger.extra["hindsight_events_left_out"] += len(planned.background) - len(kept)
+            planned = dataclasses.replace(planned, background=kept)
             ledger.extra["cuts"][split] += 1
             ledger.extra["undated_events_left_out"] += eligible[day].undated
             ledger.extra["straddling_events_left_out"] += eligible[day].straddling

@@ -82,9 +82,9 @@ SAMPLE_SCHEMAS: dict[str, pa.Schema] = {
         [
             *COMMON_FIELDS,
             TARGET_FIELD,
-            *OPTION_FIELDS,  # the gold event's text + three LLM-written events that did not happen
-            # Negatives dropped because their (event_type, subject, object, location), folded, or their
-            # text equal a true event of the timeline; a sample needs three left, so kept samples have 0.
+            *OPTION_FIELDS,  # the gold event's text + three real events of other timelines of the split
+            # Candidate negatives refused because they fuzzily match an event of this timeline (a
+            # reworded true event): token-set ratio >= event_tasks.negatives.fuzzy_threshold.
             pa.field("negatives_discarded", pa.int32(), nullable=False),
             *LLM_FIELDS,
         ]

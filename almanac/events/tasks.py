@@ -5,14 +5,18 @@ brings six candidates (STF, LTF, AQA, MCNC, MCAC, VQA); each becomes one sample 
 ``outside_split_windows`` / ``straddles_split_boundary`` / ``no_target_in_window`` (all six, see
 :mod:`almanac.events.plan`), ``no_eligible_target`` (AQA / MCAC: no target event has a non-empty
 argument among the configured ones), an LLM failure (``TaskResult.failure``),
-``too_few_negatives`` (MCNC: fewer than three negatives survive the true-event filter) and
-``no_mcnc_sample`` (VQA of a rejected MCNC). Each MCNC sample gives exactly one VQA sample, its gold
-event (Yes) or one of its negatives (No) by a seeded coin; the Yes share is the metric
-``vqa_yes_share``. Timelines without an eligible cut day contribute no candidates; they are counted
-in ``timelines_without_cut``.
+``too_few_negatives`` (MCNC: fewer than three usable real events of other timelines of the split),
+``too_few_same_side_options`` (MCAC "When": fewer than three wrong dates on or after the cut),
+``hindsight_background`` (all six: too little background left without hindsight wording, see
+:mod:`almanac.events.plan`) and ``no_mcnc_sample`` (VQA of a rejected MCNC). Each MCNC sample gives
+exactly one VQA sample, its gold event (Yes) or one of its negatives (No); Yes and No alternate over a
+seeded order of the MCNC samples, and the gold of MCNC and MCAC takes positions A-D in turn the same way
+(README "How options are built"). Timelines without an eligible cut day contribute no candidates; they
+are counted in ``timelines_without_cut``.
 
 LLM calls: one ``argument_question`` call per cut feeds both AQA and MCAC (same question, answer and
-negatives), one ``event_negatives`` call per cut feeds MCNC, and VQA is drawn from MCNC.
+negatives). MCNC makes no call: its negatives are real events of other timelines
+(:mod:`almanac.events.distractors`), and VQA is drawn from MCNC.
 """
 
 from __future__ import annotations
@@ -29,17 +33,25 @@ from almanac.core.step import Drop, Step, apply_step
 from almanac.events.cuts import (
     Event,
     EventTasksConfig,
+    date_span,
     event_arguments,
     seeded,
     timeline_event,
 )
+from almanac.events.distractors import (
+    balanced_positions,
+    choose_negatives,
+    donor_pool,
+    hardest_negative,
+    placed_options,
+    same_side_times,
+)
 from almanac.events.llm_tasks.argument_question import ARGUMENT_QUESTION, argument_question_item
-from almanac.events.llm_tasks.event_negatives import EVENT_NEGATIVES, event_negatives_item
 from almanac.events.llm_tasks.items import target_argument_value
-from almanac.events.llm_tasks.replies import ArgumentQuestion, NegativeEvent
-from almanac.events.options import filter_negatives, shuffled_options, true_event_keys, vqa_candidate
+from almanac.events.llm_tasks.replies import ArgumentQuestion
+from almanac.events.options import shuffled_options, vqa_candidate
 from almanac.events.plan import CutSample, plan_cuts
-from almanac.events.samples import SAMPLE_SCHEMAS, SPLITS, TASKS, sample_id
+from almanac.events.samples import OPTION_LABELS, SAMPLE_SCHEMAS, SPLITS, TASKS, VQA_LABELS, sample_id
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import RoleConfig
 from almanac.llm.registry import Task, TaskItem
@@ -67,8 +79,9 @@ def build_tasks(
         return run_task(role, task, items, cache, ledger, prompts_dir) if items else []
 
     aqa, mcac = argument_tasks(cuts, config, run, ledger)
-    rows["aqa"], rows["mcac"] = aqa, mcac
-    rows["mcnc"] = mcnc_task(cuts, config, run, ledger)
+    rows["aqa"], rows["mcac"] = aqa, with_balanced_gold(mcac, config.seed, lambda row: row["answer"])
+    mcnc = mcnc_task(cuts, timelines.to_pylist(), config, ledger)
+    rows["mcnc"] = with_balanced_gold(mcnc, config.seed, lambda row: str(row["target"]["text"]))
     rows["vqa"] = vqa_task(cuts, rows["mcnc"], config, ledger)
 
     tables = {}
@@ -128,7 +141,13 @@ def argument_tasks(
             continue
         rng = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "aqa")
         target = rng.choice(candidates)
-        argument = rng.choice([name for name in config.arguments if _has(target, name)])
+        # No "When" about a target on the cut day: every wrong date on its side of the cut would be later.
+        span = date_span(target)
+        on_cut = span is not None and span[0] == cut.cut.day
+        asked_about = [name for name in config.arguments if _has(target, name)]
+        argument = rng.choice(
+            [name for name in asked_about if not (on_cut and name == "time")] or asked_about
+        )
         aqa_id = sample_id("aqa", cut.ce_id, cut.cut.day, target["event_id"], argument)
         background = [timeline_event(event) for event in cut.background]
         items.append(
@@ -156,8 +175,16 @@ def argument_tasks(
         assert isinstance(value, ArgumentQuestion)
         llm = {"model": result.model, "prompt_version": result.prompt_version}
         shared = {"target": target, "argument": argument, "question": value.question}
-        aqa = {**cut.common("aqa", aqa_id), **shared, "answer": value.answer, **llm}
-        options = shuffled_options(value.answer, value.negatives[:N_NEGATIVES], config.seed, mcac_id)
+        aqa = aqa_row(cut, aqa_id, target, argument, value, result)
+        negatives = list(value.negatives)
+        if argument == "time":
+            when = seeded(config.seed, mcac_id, "dates")
+            negatives = same_side_times(value.answer, negatives, cut.cut.day, N_NEGATIVES, when)
+            if len(negatives) < N_NEGATIVES:
+                why = f"{len(negatives)} wrong dates on or after the cut {cut.cut.day}"
+                outcomes[index] = (aqa, Drop("too_few_same_side_options", why, item_id=mcac_id))
+                continue
+        options = shuffled_options(value.answer, negatives[:N_NEGATIVES], config.seed, mcac_id)
         mcac = {**cut.common("mcac", mcac_id), **shared, **options, "answer": value.answer, **llm}
         outcomes[index] = (aqa, mcac)
 
@@ -171,53 +198,78 @@ def argument_tasks(
     return [row for row in kept if row["task"] == "aqa"], [row for row in kept if row["task"] == "mcac"]
 
 
+def aqa_row(
+    cut: CutSample,
+    aqa_id: str,
+    target: Event,
+    argument: str,
+    value: ArgumentQuestion,
+    result: TaskResult[Any],
+) -> dict[str, Any]:
+    return {
+        **cut.common("aqa", aqa_id),
+        "target": target,
+        "argument": argument,
+        "question": value.question,
+        "answer": value.answer,
+        "model": result.model,
+        "prompt_version": result.prompt_version,
+    }
+
+
 def mcnc_task(
-    cuts: Sequence[CutSample], config: EventTasksConfig, run: Runner, ledger: StageLedger
+    cuts: Sequence[CutSample],
+    timelines: Sequence[dict[str, Any]],
+    config: EventTasksConfig,
+    ledger: StageLedger,
 ) -> list[dict[str, Any]]:
-    """Gold target + three LLM negatives; negatives that match a true event of the timeline are dropped."""
-    items, asked = [], []
-    for cut in cuts:
-        target = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "mcnc").choice(cut.targets)
-        mcnc_id = sample_id("mcnc", cut.ce_id, cut.cut.day, target["event_id"])
-        items.append(
-            event_negatives_item(
-                mcnc_id,
-                [timeline_event(event) for event in cut.background],
-                timeline_event(target),
-                event_arguments(target),
-                _subsequent(cut, target),
-            )
-        )
-        asked.append((cut, target, mcnc_id))
+    """Gold target + three real events of other timelines of the split (:mod:`almanac.events.distractors`)."""
+    pool = donor_pool(timelines, {cut.ce_id: cut.split for cut in cuts}, config.split)
+    # negatives_generated: candidates that reached the true-event test; negatives_discarded: refused there.
     tally = {"negatives_generated": 0, "negatives_discarded": 0}
 
-    def decide(pair: tuple[tuple[CutSample, Event, str], TaskResult[Any]]) -> dict[str, Any] | Drop:
-        (cut, target, mcnc_id), result = pair
-        if not result.ok:
-            return dataclasses.replace(result.failure(), item_id=mcnc_id)
-        negatives = result.value
-        assert isinstance(negatives, tuple) and all(isinstance(n, NegativeEvent) for n in negatives)
-        true_keys, true_texts = true_event_keys(cut.timeline["events"])
-        kept, dropped = filter_negatives(negatives, true_keys, true_texts)
-        tally["negatives_generated"] += len(negatives)
-        tally["negatives_discarded"] += dropped
-        if len(kept) < N_NEGATIVES:
-            detail = f"{dropped} of {len(negatives)} negatives equal a true event; {len(kept)} left"
+    def decide(cut: CutSample) -> dict[str, Any] | Drop:
+        target = seeded(config.seed, cut.ce_id, cut.cut.day.isoformat(), "mcnc").choice(cut.targets)
+        mcnc_id = sample_id("mcnc", cut.ce_id, cut.cut.day, target["event_id"])
+        donors = pool.get(cut.split, [])
+        negatives, refused = choose_negatives(
+            cut.timeline, cut.cut.day, target, donors, config.negatives, config.seed, mcnc_id, N_NEGATIVES
+        )
+        tally["negatives_generated"] += len(negatives) + refused
+        tally["negatives_discarded"] += refused
+        if len(negatives) < N_NEGATIVES:
+            others = len({donor.ce_id for donor in donors} - {cut.ce_id})
+            detail = f"{len(negatives)} usable events from {others} other {cut.split} timelines"
             return Drop("too_few_negatives", detail, item_id=mcnc_id)
-        texts = [negative.text for negative in kept[:N_NEGATIVES]]
         return {
             **cut.common("mcnc", mcnc_id),
             "target": target,
-            **shuffled_options(str(target["text"]), texts, config.seed, mcnc_id),
-            "negatives_discarded": dropped,
-            "model": result.model,
-            "prompt_version": result.prompt_version,
+            **shuffled_options(str(target["text"]), negatives, config.seed, mcnc_id),
+            "negatives_discarded": refused,
+            "model": "",  # no model wrote the options: the gold and the negatives are timeline events
+            "prompt_version": "",
         }
 
-    step = Step(decide, lambda pair: pair[0][2], lambda pair: pair[0][0].source)
-    rows = apply_step(zip(asked, run(EVENT_NEGATIVES, items), strict=True), step, ledger, chained=True)
+    rows = apply_step(cuts, Step(decide, _candidate_of("mcnc"), _source), ledger, chained=True)
     ledger.extra.update(tally)
     return rows
+
+
+def with_balanced_gold(
+    rows: Sequence[dict[str, Any]], seed: int, gold_of: Callable[[dict[str, Any]], str]
+) -> list[dict[str, Any]]:
+    """The rows with their gold moved to balanced positions (each of A-D equally often over the task)."""
+    positions = balanced_positions([row["sample_id"] for row in rows], len(OPTION_LABELS), seed)
+    placed = []
+    for row in rows:
+        gold = gold_of(row)
+        negatives = [option for i, option in enumerate(row["options"]) if i != row["answer_index"]]
+        position = positions[row["sample_id"]]
+        options = placed_options(gold, negatives, position, seed, row["sample_id"])
+        placed.append(
+            {**row, "options": options, "answer_index": position, "answer_label": OPTION_LABELS[position]}
+        )
+    return placed
 
 
 def vqa_task(
@@ -228,6 +280,7 @@ def vqa_task(
 ) -> list[dict[str, Any]]:
     """One VQA sample per MCNC sample: its gold option (Yes) or one of its negatives (No)."""
     by_cut = {(row["ce_id"], row["cut_date"]): row for row in mcnc_rows}
+    turns = balanced_positions([row["sample_id"] for row in mcnc_rows], len(VQA_LABELS), config.seed)
 
     def decide(cut: CutSample) -> dict[str, Any] | Drop:
         mcnc = by_cut.get((cut.ce_id, cut.cut.day))
@@ -235,7 +288,11 @@ def vqa_task(
             return Drop("no_mcnc_sample", "the MCNC sample of this cut was rejected")
         gold = mcnc["options"][mcnc["answer_index"]]
         negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
-        label, candidate = vqa_candidate(gold, negatives, config.seed, mcnc["sample_id"])
+        background = [str(event["text"]) for event in mcnc["background"]]
+        negatives = [hardest_negative(gold, negatives, mcnc["ce_title"], background)]
+        label, candidate = vqa_candidate(
+            gold, negatives, config.seed, mcnc["sample_id"], turns[mcnc["sample_id"]] == 0
+        )
         return {
             **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
             "sample_id": sample_id("vqa", mcnc["ce_id"], mcnc["cut_date"], candidate),

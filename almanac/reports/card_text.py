@@ -127,8 +127,9 @@ CARD_TEXTS: dict[str, CardText] = {
         "completes it with later ones and re-orders it; atomic events get arguments, and the six tasks are "
         "cut from the timelines and split by cut date.",
         uses="Training and evaluating event forecasting and temporal reasoning over news timelines.",
-        out_of_scope="Timelines and arguments are machine-extracted and can contain errors; negatives in "
-        "MCNC/VQA are machine-written and may occasionally be true.",
+        out_of_scope="Timelines and arguments are machine-extracted and can contain errors; MCNC/VQA "
+        "negatives are real events of other stories with their names replaced by this story's, checked "
+        "(fuzzily) against this story's timeline, and may still read as out of place or be true.",
         license_note="Wikipedia text is CC BY-SA 4.0; WCEP-linked news articles belong to their publishers "
         "(publish with `--urls-only` where their licences forbid redistribution).",
         task_categories=("question-answering", "multiple-choice", "text-generation"),
@@ -142,7 +143,6 @@ CARD_TEXTS: dict[str, CardText] = {
             "timeline_reorder",
             "event_arguments",
             "argument_question",
-            "event_negatives",
             "repair",
         ),
         params_sections=(
@@ -184,7 +184,13 @@ CARD_TEXTS: dict[str, CardText] = {
             "(`event_tasks.split_boundary`: the earliest window, or dropped when it straddles two).",
             "Targets are trimmed at their own split's window end: every target lies wholly inside its "
             "split's window, so no train target falls in validation or test.",
-            'MCNC negatives and VQA "No" candidates are never true events of the same timeline.',
+            'MCNC negatives and VQA "No" candidates are never true events of the same timeline, not even '
+            "reworded (token-set ratio below `event_tasks.negatives.fuzzy_threshold`); they are real events "
+            "of stories of the same or an earlier split, never from a later period.",
+            "MCAC options are all dated on or after the cut, like the gold; the gold's position (and the "
+            "VQA label) is balanced over each task; no background event uses hindsight wording "
+            "(`event_tasks.hindsight_words`); no no-knowledge baseline beats chance by more than "
+            "`event_tasks.shortcut_audit.margin` (table under Statistics).",
         ),
     ),
     "mirai": CardText(

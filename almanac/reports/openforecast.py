@@ -48,7 +48,13 @@ from almanac.reports.openforecast_stats import (
     trimming,
     undated_targets,
 )
-from almanac.reports.openforecast_tables import check_table, distribution_table, grid_table, texts_table
+from almanac.reports.openforecast_tables import (
+    check_table,
+    distribution_table,
+    grid_table,
+    shortcut_table,
+    texts_table,
+)
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
 from almanac.reports.summary import style_summary
@@ -72,7 +78,9 @@ FUNNEL = tuple(FunnelStep(step.stage, step.label, step.unit, step.per_month) for
 
 def build_report(scope: ReportScope, metrics_dir: Path = METRICS) -> Report:
     style = get_style("openforecast")
-    con = load_samples(read_split_tables(style, None if scope.whole else scope.months))
+    released = read_split_tables(style, None if scope.whole else scope.months)
+    con = load_samples(released)
+    choice_tables = [table for key, table in released.items() if key.config in ("mcnc", "mcac", "vqa")]
     funnel = funnel_steps(FUNNEL, scope.months, metrics_dir)
     leakage = {"released": trimming(con), "pipeline": pipeline_leakage(metrics_dir)}
     dedup = {"released": released_duplicates(con), "pipeline": pipeline_dedup(metrics_dir)}
@@ -125,6 +133,7 @@ def build_report(scope: ReportScope, metrics_dir: Path = METRICS) -> Report:
         distribution_table("Horizon (days from cut day to target event day)", horizon, "Target events"),
         check_table("Leakage checks", leakage_checks(leakage)),
         check_table("Duplicates removed", dedup_checks(dedup)),
+        shortcut_table(choice_tables, scope.params),
         funnel_table(funnel),
         rejects_table(funnel),
     )

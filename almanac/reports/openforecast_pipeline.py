@@ -130,7 +130,7 @@ def dedup_checks(dedup: dict[str, Any]) -> list[CheckRow]:
             None,
         ),
         (
-            "MCNC negatives equal to a true event",
+            "MCNC candidate negatives matching a true event (fuzzy)",
             "pipeline",
             pipeline["mcnc_negatives_discarded"],
             pipeline["mcnc_negatives_generated"],

@@ -1,10 +1,14 @@
-"""Markdown tables of the OpenForecast-style report, built from its metrics (no computing here)."""
+"""Markdown tables of the OpenForecast-style report, built from its metrics (and the shortcut audit)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+
+from almanac.check.choices import openforecast_tasks
+from almanac.check.shortcuts import BaselineScore, audit
 from almanac.reports.model import Table
 from almanac.reports.openforecast_pipeline import CheckRow
 from almanac.reports.openforecast_stats import HORIZON_EVENTS, TaskText
@@ -90,3 +94,39 @@ def check_table(title: str, checks: Sequence[CheckRow]) -> Table:
         ),
         "released: the samples in this report; pipeline: the whole dataset, from the stages' metrics.",
     )
+
+
+def shortcut_table(tables: Iterable[pa.Table], params: Mapping[str, Any]) -> Table:
+    """The shortcut audit of ``almanac check`` over the released multiple-choice samples in scope."""
+    section = (params.get("event_tasks") or {}).get("shortcut_audit") or {}
+    margin, minimum = float(section.get("margin", 0.10)), int(section.get("min_samples", 20))
+    rows = [row for table in tables for row in table.to_pylist()]
+    result = audit(openforecast_tasks(rows), margin, minimum)
+    return Table(
+        "No-knowledge baselines beside chance",
+        ("Task", "Baseline", "Accuracy", "Chance", "Tasks answered", "Verdict"),
+        tuple(
+            (
+                score.group.split("/")[-1].upper(),
+                score.baseline,
+                "-" if score.accuracy is None else f"{score.accuracy:.1%}",
+                f"{score.chance:.1%}",
+                score.n,
+                _verdict(score.verdict(margin, minimum), score, margin, minimum),
+            )
+            for score in result.scores
+        ),
+        f"Rules that see only the options, title and background (README 'How options are built'); "
+        f"`almanac check` fails a build on any above chance + {margin:.0%} on >= {minimum} tasks.",
+    )
+
+
+def _verdict(failure: str | None, score: BaselineScore, margin: float, minimum: int) -> str:
+    if failure:
+        return "FAIL"
+    if not score.n:
+        return "abstains"
+    above = score.accuracy is not None and score.accuracy > score.chance + margin
+    if score.n < minimum:
+        return "above chance + margin, too few tasks to fail" if above else "ok (too few tasks to fail)"
+    return "ok"

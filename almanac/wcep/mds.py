@@ -8,16 +8,14 @@ lines are read in blocks with a cap on each (``wcep_ingest.max_line_bytes``), ne
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from almanac.ccnews.jsonl import read_json_objects
 from almanac.ccnews.records import Unreadable
-from almanac.core.bounded_lines import LongLine, split_blocks
 from almanac.core.ids import canonical_url, content_id, source_domain
 from almanac.core.record_errors import describe_error
 from almanac.wcep.portal import WcepEvent
@@ -26,7 +24,6 @@ REQUIRED_FIELDS = ("date", "summary")
 # A WCEP-MDS line is one event with its articles' texts: tens of KB, rarely a few MB. 16 MiB keeps every
 # real line and bounds what one line can take (json.loads costs a few times the line).
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -53,57 +50,15 @@ MdsItem = MdsEvent | Unreadable
 def read_wcep_mds(path: Path, label: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[MdsItem]:
     """One item per non-blank line; a line over ``max_line_bytes`` is rejected ``line_too_long`` with its
     size without being held, and whatever one line raises is that line's reject."""
-    for line in _json_lines(path, label, max_line_bytes):
+    for line in read_json_objects(path, label, max_line_bytes):
         if isinstance(line, Unreadable):
             yield line
             continue
-        record, source = line
+        record, source = line.record, line.source
         try:
             yield _to_event(record, source)
         except Exception as error:  # a value no rule foresaw: this line's reject, the file goes on
             yield Unreadable("unreadable_line", describe_error(error), source)
-
-
-def _json_lines(
-    path: Path, label: str, max_line_bytes: int
-) -> Iterator[tuple[dict[str, Any], str] | Unreadable]:
-    opener = gzip.open if path.name.endswith(".gz") else open
-    number = 0
-    with opener(path, "rb") as stream:
-        try:
-            for line in split_blocks(_blocks(stream), max_line_bytes, universal=False):
-                number = line.number if isinstance(line, LongLine) else line[0]
-                source = f"{label}:{number}"
-                if isinstance(line, LongLine):
-                    detail = f"{line.size} bytes > max_line_bytes {max_line_bytes}"
-                    yield Unreadable("line_too_long", detail, source)
-                elif line[1].strip():
-                    yield _parse(line[1], source)
-        except (EOFError, OSError) as error:  # a cut or corrupt gzip stream: keep the lines before it
-            yield Unreadable("truncated_file", describe_error(error), f"{label}:{number + 1}")
-            return
-    if number == 0:
-        yield Unreadable("empty_file", "no JSON lines", f"{label}:0")
-
-
-def _blocks(stream: Any) -> Iterator[bytes]:
-    # read1: one decompression step at a time, so a cut gzip loses no line completed before the cut
-    while block := stream.read1(_BLOCK):
-        yield block
-
-
-def _parse(line: bytes, source: str) -> tuple[dict[str, Any], str] | Unreadable:
-    try:
-        record = json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        return Unreadable("undecodable_payload", f"invalid UTF-8 at byte {error.start}", source)
-    except json.JSONDecodeError as error:
-        return Unreadable("invalid_json", f"{error.msg} at column {error.colno}", source)
-    except (RecursionError, ValueError) as error:  # nesting too deep, an integer of too many digits
-        return Unreadable("invalid_json", describe_error(error), source)
-    if not isinstance(record, dict):
-        return Unreadable("invalid_json", f"expected an object, got {type(record).__name__}", source)
-    return record, source
 
 
 def _to_event(record: dict[str, Any], source: str) -> MdsItem:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from almanac.check.openforecast import Windows, check_openforecast
+from almanac.check.openforecast import OptionRules, Windows, check_openforecast
 from tests.check.rows import TIMELINE, event, sample
 
 WINDOWS = Windows(date(2025, 4, 30), date(2025, 5, 1), date(2025, 5, 31), date(2025, 6, 1), date(2025, 7, 31))
@@ -99,13 +99,88 @@ def test_event_not_in_the_timeline() -> None:
 def test_mcnc_negative_that_really_happened() -> None:
     options = ["Nobody reacts.", TIMELINE[1]["text"], "the council rules against ESTMARK.", "A storm hits."]
     report = run([sample("mcnc", sample_id="mcnc-1", options=options)])
-    assert failures(report) == {"negatives_not_true_events": {"mcnc-1"}}
+    # An exact copy is also a (100%) fuzzy match.
+    assert failures(report) == {
+        "negatives_not_true_events": {"mcnc-1"},
+        "negatives_not_reworded_true_events": {"mcnc-1"},
+    }
+
+
+def test_mcnc_negative_that_rewords_a_true_event() -> None:
+    # "The trade council opens a hearing." reworded: its words all reappear, so the token-set ratio is 100;
+    # the exact-text invariant cannot see it.
+    options = [
+        "Nobody reacts.",
+        TIMELINE[1]["text"],
+        "A hearing opens at the trade council.",
+        "A storm hits.",
+    ]
+    report = run([sample("mcnc", sample_id="mcnc-1", options=options)])
+    assert failures(report) == {"negatives_not_reworded_true_events": {"mcnc-1"}}
+    vqa = sample("vqa", label="No", candidate="The trade council opens its hearing.")
+    assert "negatives_not_reworded_true_events" in failures(run([vqa]))
+
+
+def test_mcac_option_dated_before_the_cut() -> None:
+    row = sample(
+        "mcac",
+        sample_id="mcac-1",
+        target=TIMELINE[1],
+        argument="time",
+        question="When will Varnland protest?",
+        options=["2025-04-10", "2025-04-03", "17 April 2025", "May 2025"],  # 3 April is before the cut
+        answer_index=0,
+        answer_label="A",
+        answer="2025-04-10",
+    )
+    assert failures(run([row])) == {"mcac_options_same_side": {"mcac-1"}}
+    row["options"] = ["2025-04-10", "2025-04-24", "17 April 2025", "May 2025"]
+    assert run([row]).ok
+
+
+def test_background_event_with_hindsight_wording() -> None:
+    told = event("e1", "Estmark proposes a timber tariff, later withdrawn.", "2025-04-02")
+    report = run([sample("ltf", background=[told])], {"ce-1": [told, *TIMELINE[1:]]})
+    assert failures(report) == {"background_without_hindsight": {"ltf-1"}}
+    plain = event(
+        "e1", "Estmark proposes a tariff on translated timber.", "2025-04-02"
+    )  # "later" inside no word
+    assert run([sample("ltf", background=[plain])], {"ce-1": [plain, *TIMELINE[1:]]}).ok
+
+
+def test_a_shortcut_that_beats_chance_fails_the_check() -> None:
+    # 20 MCNC samples whose gold is always the longest option: "longest" scores 100% against 25% chance.
+    rows = []
+    for number in range(20):
+        gold = TIMELINE[1]["text"]  # 29 characters; the negatives are shorter
+        options = ["A storm hits.", "Nobody reacts.", "Estmark waits."]
+        options.insert(number % 4, gold)
+        rows.append(
+            sample(
+                "mcnc",
+                sample_id=f"mcnc-{number}",
+                options=options,
+                answer_index=number % 4,
+                answer_label="ABCD"[number % 4],
+            )
+        )
+    report = run(rows)
+    assert set(failures(report)) == {"shortcut_baselines"}
+    assert "openforecast/mcnc/longest" in report.invariants["shortcut_baselines"].failures
+    assert any("longest" in line and "100.0%" in line for line in report.lines())
+    # The same rows on fewer than the minimum sample size are reported, not failed.
+    small = check_openforecast(rows[:5], WINDOWS, TIMELINES, DOCUMENTS, rules=OptionRules(min_samples=20))
+    assert "shortcut_baselines" not in failures(small)
 
 
 def test_mcnc_answer_index_must_point_at_the_gold_event() -> None:
     # Index 0 names a negative as gold, and so counts the real gold event among the negatives.
     report = run([sample("mcnc", sample_id="mcnc-1", answer_index=0)])
-    assert failures(report) == {"options_consistent": {"mcnc-1"}, "negatives_not_true_events": {"mcnc-1"}}
+    assert failures(report) == {
+        "options_consistent": {"mcnc-1"},
+        "negatives_not_true_events": {"mcnc-1"},
+        "negatives_not_reworded_true_events": {"mcnc-1"},
+    }
 
 
 def test_vqa_rows() -> None:

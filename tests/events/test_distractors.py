@@ -1,0 +1,157 @@
+"""MCNC negatives from other timelines, balanced gold positions, MCAC dates on the gold's side."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import date
+from typing import Any
+
+from almanac.events.cuts import NegativesConfig, SplitWindows
+from almanac.events.distractors import (
+    balanced_positions,
+    choose_negatives,
+    donor_pool,
+    names_in,
+    placed_options,
+    rewrite_names,
+    same_side_times,
+)
+from almanac.events.hindsight import HINDSIGHT_WORDS, hindsight_phrase
+
+WINDOWS = SplitWindows("2025-03-31", "2025-04-01", "2025-04-30", "2025-05-01", "2025-06-30")
+
+
+def event(text: str, when: str) -> dict[str, Any]:
+    return {"text": text, "date": when, "date_precision": "day"}
+
+
+def timeline(ce_id: str, title: str, topic: str, *events: dict[str, Any]) -> dict[str, Any]:
+    return {"ce_id": ce_id, "title": title, "topic": topic, "events": list(events)}
+
+
+HOME = timeline(
+    "home",
+    "Harwell Bay chemical spill",
+    "Disasters",
+    event("The Orsa Meridian runs aground off Harwell Bay.", "2025-05-02"),
+    event("Salvage crews start removing containers from the Orsa Meridian.", "2025-05-09"),
+    event("Volunteers collect pellets from the beaches of Harwell Bay.", "2025-05-20"),
+)
+FLOOD = timeline(
+    "flood",
+    "Veloria River floods",
+    "Disasters",
+    event("The river overtops the levee at Marrowick during the night.", "2025-05-10"),
+    event(
+        "Salvage crews start removing containers from the Orsa Meridian wreck.", "2025-05-11"
+    ),  # reworded true
+    event("Army units build sandbag walls along the Veloria River banks.", "2025-05-12"),
+)
+MERGER = timeline(
+    "merger",
+    "Pendry Airlines merger",
+    "Business",
+    event("Shareholders of Pendry Airlines approve the merger at a meeting.", "2025-05-13"),
+)
+TRAIN_STORY = timeline(
+    "old",
+    "Old story",
+    "Disasters",
+    event("Firefighters contain the blaze near Kessling after two days.", "2025-03-10"),
+)
+SPLITS = {"home": "test", "flood": "test", "merger": "test", "old": "train"}
+CONFIG = NegativesConfig(fuzzy_threshold=80.0, max_length_ratio=2.0)
+
+
+def negatives(seed: int = 13, config: NegativesConfig = CONFIG) -> tuple[list[str], int]:
+    pool = donor_pool([HOME, FLOOD, MERGER, TRAIN_STORY], SPLITS, WINDOWS)
+    target = HOME["events"][1]
+    return choose_negatives(HOME, date(2025, 5, 9), target, pool["test"], config, seed, "mcnc-1")
+
+
+def test_negatives_are_real_events_of_other_timelines_of_the_split() -> None:
+    chosen, refused = negatives()
+    assert len(chosen) == 3 and refused == 1  # the reworded salvage event is refused as true here
+    own = {str(e["text"]) for e in HOME["events"]}
+    assert not own & set(chosen)
+    assert not any("Salvage" in text for text in chosen)
+    assert negatives() == negatives()  # deterministic for one seed
+
+
+def test_donors_come_from_the_same_or_an_earlier_split_only() -> None:
+    pool = donor_pool([HOME, FLOOD, MERGER, TRAIN_STORY], SPLITS, WINDOWS)
+    # A test story's event never reaches a train sample; a train story's (past) event may reach a test one.
+    assert {donor.ce_id for donor in pool["train"]} == {"old"}
+    assert {donor.ce_id for donor in pool["test"]} == {"old", "home", "flood", "merger"}
+
+
+def test_same_category_first_one_per_donor_and_names_rewritten() -> None:
+    chosen, _ = negatives()
+    # Disasters first, one per donor story (the flood, the train-period fire), then the business one.
+    # Names this story does not know become known names of the same kind: the place Kessling becomes
+    # Harwell Bay, the company Pendry Airlines the ship's owner-name Orsa Meridian (both tagged by
+    # spaCy); Marrowick is not tagged as a place and stays.
+    assert chosen == [
+        "The river overtops the levee at Marrowick during the night.",
+        "Firefighters contain the blaze near Harwell Bay after two days.",
+        "Shareholders of Orsa Meridian approve the merger at a meeting.",
+    ]
+    without = negatives(config=NegativesConfig(80.0, 2.0, rewrite_names=False))[0]
+    assert "Shareholders of Pendry Airlines approve the merger at a meeting." in without
+
+
+def test_names_and_their_rewriting() -> None:
+    model = NegativesConfig().ner_model
+    assert names_in("The union for Skylark Regional's pilots meets in May.", model) == [
+        ("organisation", "Skylark Regional")
+    ]
+    ours = {"place": ["Harwell Bay"]}
+    assert rewrite_names("Protesters marched through Veloria.", ours, model) == (
+        "Protesters marched through Harwell Bay."
+    )
+    assert rewrite_names("The river rises.", ours, model) == "The river rises."
+
+
+def test_too_few_donors_gives_fewer_negatives() -> None:
+    pool = donor_pool([HOME, MERGER], {"home": "test", "merger": "test"}, WINDOWS)
+    chosen, _ = choose_negatives(HOME, date(2025, 5, 9), HOME["events"][1], pool["test"], CONFIG, 13, "s")
+    assert len(chosen) == 1
+
+
+def test_positions_are_balanced_and_the_gold_lands_there() -> None:
+    ids = [f"s{i}" for i in range(10)]
+    positions = balanced_positions(ids, 4, 13)
+    assert sorted(Counter(positions.values()).values()) == [2, 2, 3, 3]
+    assert placed_options("gold", ["a", "b", "c"], 2, 13, "s1")[2] == "gold"
+
+
+def test_mcac_dates_stay_on_the_gold_side_of_the_cut() -> None:
+    cut = date(2025, 5, 9)
+    kept = same_side_times("2025-05-09", ["2025-05-02", "2025-05-20"], cut)
+    # 2 May is before the cut and goes; the gold moved a week (16 May) and two weeks (23 May) fill in.
+    assert kept == ["2025-05-20", "2025-05-16", "2025-05-23"]
+    assert same_side_times("9 May 2025", [], cut)[0] == "16 May 2025"
+
+
+def test_hindsight_phrases() -> None:
+    assert (
+        hindsight_phrase("The mayor, who would go on to resign, speaks.", HINDSIGHT_WORDS) == "would go on to"
+    )
+    assert hindsight_phrase("A translator arrives later that week.", HINDSIGHT_WORDS) == "later"
+    assert hindsight_phrase("A translator arrives.", HINDSIGHT_WORDS) is None
+
+
+def test_mcac_dates_fall_on_both_sides_of_the_gold_when_they_can() -> None:
+    cut = date(2025, 5, 1)
+    counts = Counter(
+        sum(value < "2025-05-20" for value in same_side_times("2025-05-20", [], cut, 3, random.Random(n)))
+        for n in range(40)
+    )
+    # Candidates: 13 and 6 May before the gold, 27 May, 3, 10 and 17 June after: 0, 1 or 2 dates before.
+    assert set(counts) == {0, 1, 2}
+    assert all(
+        day >= "2025-05-01"
+        for n in range(40)
+        for day in same_side_times("2025-05-20", [], cut, 3, random.Random(n))
+    )
