@@ -41,6 +41,9 @@ bench: setup
 	python -m bench.cli_startup
 	python -m bench.futuresim_search
 	python -m bench.noop_repro   # after `make repro`: times a no-op `dvc repro` of the built sample
+	python -m bench.bombs          # issue 24: peak memory of the dump readers on size bombs
+	python -m bench.ccnews_bombs   # ... of the CC-News readers
+	python -m bench.fetch_bombs    # ... of the fetcher and page archives
 	python -m bench.ray_dedup $(RAY_BENCH)   # `make bench RAY_BENCH=--large` adds 200k articles (minutes)
 
 # One local Ray runtime for a whole `dvc repro` (README "Ray"): 127.0.0.1 only, token auth, recorded in
