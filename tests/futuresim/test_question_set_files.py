@@ -40,7 +40,10 @@ def _set_up(root: Path, cap: date) -> None:
         "publish_date": date(2025, 5, 12),
     }
     write_set([row], evidence_table([shown]), root / futuresim_questions_dir())
-    corpus = pa.table({"id": ["a1"], "publish_date": [datetime(2025, 5, 12, tzinfo=UTC)]})
+    # The corpus as dedup writes it: the checker dates each searched article by its day and precision.
+    corpus = pa.table(
+        {"id": ["a1"], "publish_date": [datetime(2025, 5, 12, tzinfo=UTC)], "date_precision": ["day"]}
+    )
     (root / articles_dir()).mkdir(parents=True)
     pq.write_table(corpus, root / articles_dir() / "2025-05.parquet")
 
