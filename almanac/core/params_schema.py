@@ -178,6 +178,7 @@ SCHEMA: dict[str, Rule] = {
     "futuresim.retrieval.k": count(),
     "futuresim.retrieval.cutoff_months": natural(),
     "futuresim.retrieval.query_fields": strings(nonempty=True),
+    "futuresim.retrieval.own_article_containment": share(),
     "futuresim.repair.passes": natural(),
     "futuresim.repair.k": count(),
     "futuresim.repair.max_chunk_chars": count(),
