@@ -222,8 +222,9 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         str(m) for m in ((params.get("foresight") or {}).get("split") or {}).get("test_months") or ()
     )
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
+    per_template = int((section.get("filter") or {}).get("max_per_template", 0))
     sources = Sources(questions, day_pairs, numeric, candidates, test_months)
-    return check_futurex(rows, sources, cap, scope=month)
+    return check_futurex(rows, sources, cap, scope=month, max_per_template=per_template)
 
 
 def cross_style(params: Mapping[str, Any], root: Path = Path(".")) -> StyleReport:

@@ -267,6 +267,7 @@ SCHEMA: dict[str, Rule] = {
     "futurex.filter.vote": choice("any", "majority", "all"),
     "futurex.filter.yes_no_keep_rate": share(),
     "futurex.filter.max_per_source_day": natural(),
+    "futurex.filter.max_per_template": natural(),
     "futurex.filter.max_text_chars": count(),
     "futurex.tiers.level1_share": share(),
     "futurex.tiers.level1_options": count(2, 3),
