@@ -176,3 +176,29 @@ def meta_from_fred(series: Mapping[str, Any], series_id: str) -> SeriesMeta:
         str(entry.get("units") or ""),
         str(entry.get("frequency_short") or entry.get("frequency") or ""),
     )
+
+
+def year_quarter_table(
+    text: str, source: str, series: Mapping[str, SeriesMeta], lag_days: int
+) -> Iterator[Row | SeriesRecordError]:
+    """A wide quarterly table (``year``, ``quarter`` and one column per series, as statsmodels' macro
+    data): one row per (series, quarter), dated by the lag rule since no release date is given."""
+    reader = csv.DictReader(io.StringIO(text))
+    for index, record_fields in enumerate(reader, start=2):
+        record = f"{source}:{index}"
+        try:
+            year, quarter = int(str(record_fields.get("year"))), int(str(record_fields.get("quarter")))
+            if not 1 <= quarter <= 4:
+                raise ValueError(f"quarter {quarter}")
+            start = date(year, 3 * (quarter - 1) + 1, 1)
+        except ValueError as error:
+            yield SeriesRecordError(record, f"not a year and quarter: {error}")
+            continue
+        for column, meta in series.items():
+            try:
+                value = _number(record_fields.get(column), record, ("", ".", "NA"))
+            except SeriesRecordError as error:
+                yield error
+                continue
+            known = period_end(start, "Q") + timedelta(days=lag_days)
+            yield _row(meta, start, value, known, "lag", True, source)

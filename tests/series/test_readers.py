@@ -20,6 +20,7 @@ from almanac.series.readers import (
     fred_observations,
     meta_from_fred,
     ohlc_table,
+    year_quarter_table,
 )
 from almanac.series.schema import OBSERVATION_SCHEMA, SeriesMeta, period_end
 
@@ -95,3 +96,25 @@ def test_ohlc_closes_are_known_at_their_own_close_and_adjusted_closes_are_not_us
         (date(2025, 6, 3), 5970.37, date(2025, 6, 3)),
     ]
     assert {r["known_date_rule"] for r in rows} == {"market_close"} and len(errors) == 1
+
+
+def test_the_bundled_macro_table_gives_one_series_per_column() -> None:
+    path = Path(__file__).parents[2] / "data" / "raw" / "sample" / "series" / "macrodata.csv"
+    series = {
+        "cpi": SeriesMeta(
+            "statsmodels/macrodata/cpi", "csv", "US CPI, end of quarter", "index 1982-84=100", "Q"
+        ),
+        "unemp": SeriesMeta("statsmodels/macrodata/unemp", "csv", "US unemployment rate", "percent", "Q"),
+    }
+    rows, errors = split(list(year_quarter_table(path.read_text(), "macrodata.csv", series, 30)))
+    assert not errors and len(rows) == 2 * 203  # 1959Q1..2009Q3
+    first_cpi = next(r for r in rows if r["series_id"].endswith("cpi"))
+    # 1959 Q1: 28.98, quarter ends March 31, known 30 days later; the value may be a revision
+    assert (first_cpi["period_start"], first_cpi["value"], first_cpi["known_date"]) == (
+        date(1959, 1, 1),
+        28.98,
+        date(1959, 4, 30),
+    )
+    assert first_cpi["revised_unknown"] and first_cpi["period_end"] == date(1959, 3, 31)
+    bad, problems = split(list(year_quarter_table("year,quarter,cpi\n2009,5,1.0\n", "x.csv", series, 0)))
+    assert not bad and "not a year and quarter" in problems[0].reason
