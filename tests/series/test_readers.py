@@ -108,7 +108,7 @@ def test_the_bundled_macro_table_gives_one_series_per_column() -> None:
     }
     rows, errors = split(list(year_quarter_table(path.read_text(), "macrodata.csv", series, 30)))
     assert not errors and len(rows) == 2 * 203  # 1959Q1..2009Q3
-    first_cpi = next(r for r in rows if r["series_id"].endswith("cpi"))
+    first_cpi = next(r for r in rows if str(r["series_id"]).endswith("cpi"))
     # 1959 Q1: 28.98, quarter ends March 31, known 30 days later; the value may be a revision
     assert (first_cpi["period_start"], first_cpi["value"], first_cpi["known_date"]) == (
         date(1959, 1, 1),
