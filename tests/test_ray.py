@@ -22,7 +22,6 @@ import pytest
 from almanac.core.parallel import RayConfig, init_ray, parallel_map
 from almanac.core.ray_cluster import add_node, read_cluster, start_cluster, stop_cluster
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
-from tests.support.project import make_project, output_digests, run
 from tests.test_dedup import article, edit, random_text
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a real Ray instance takes ~15 s to start
@@ -256,26 +255,3 @@ def test_dedup_on_a_two_node_cluster_is_byte_identical_to_in_process(project_clu
     assert _tree_digests(work / "cluster") == serial
     metrics = json.loads((work / "serial" / "metrics.json").read_text())
     assert metrics["rejected_by_reason"]["near_duplicate"] > 0, metrics
-
-
-def test_stages_on_the_project_cluster_match_the_serial_run(project_cluster: Path, tmp_path: Path) -> None:
-    serial = make_project(tmp_path / "serial", ray__executor="serial")
-    for month in ("2025-04", "2025-05", "2025-06"):
-        run([sys.executable, "-m", "stages.ccnews_ingest", "--month", month], serial)
-        run([sys.executable, "-m", "stages.dedup_signatures", "--month", month], serial)
-    run([sys.executable, "-m", "stages.dedup"], serial)
-    # On the cluster: one month's ingest (the other months copied over), signatures and the cross-month dedup,
-    # both joining the one runtime `make ray-up` started, not one each.
-    clustered = make_project(tmp_path / "cluster", ray__address="auto", ray__executor="ray", ray__min_bytes=0)
-    shutil.copytree(project_cluster / ".ray", clustered / ".ray")
-    for month in ("2025-04", "2025-06"):
-        shutil.copytree(serial / "data/ingest" / month, clustered / "data/ingest" / month)
-    ingest = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], clustered)
-    for month in ("2025-04", "2025-05", "2025-06"):
-        run([sys.executable, "-m", "stages.dedup_signatures", "--month", month], clustered)
-    dedup = run([sys.executable, "-m", "stages.dedup"], clustered)
-    address = read_cluster(project_cluster).address
-    assert f"joined Ray cluster at {address} (2 CPUs)" in ingest.stderr, ingest.stderr
-    digests = output_digests(serial)
-    assert digests and output_digests(clustered) == digests
-    assert "started local Ray" not in ingest.stderr + dedup.stderr

@@ -21,7 +21,7 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -189,20 +189,53 @@ def _map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: Bar[N
     if config.runs_in_process(len(items)):
         return _serial_map(fn, items, bar)
     size = sum(item_bytes(item) for item in items) if config.min_bytes else 0  # 0: no floor to check
-    if config.runs_in_process(len(items), size):
+    if config.runs_in_process(len(items), size) or not _ray_up(config, len(items), size):
         return _serial_map(fn, items, bar)
+    return list(_ray_stream(fn, iter(items), config, bar))
+
+
+def parallel_stream(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    config: RayConfig,
+    count: int,
+    input_bytes: int,
+    desc: str = "",
+    unit: str = "task",
+) -> Iterator[R]:
+    """``fn(item)`` for ``count`` items drawn lazily from ``items``, yielded in input order.
+
+    For work too big to hold at once (a month's texts, batch by batch): at most ``ray.max_in_flight``
+    items are read ahead. Ray or in-process is decided once, from ``count`` and ``input_bytes`` (what
+    the caller reads, e.g. the input files' sizes), as :func:`parallel_map` decides from its items.
+    """
+    name = desc or getattr(fn, "__name__", type(fn).__name__).lstrip("_")
+    bar: Bar[None] = progress(desc=name, unit=unit, total=count)
+    try:
+        if config.runs_in_process(count, input_bytes) or not _ray_up(config, count, input_bytes):
+            for item in items:
+                yield fn(item)
+                bar.update()
+        else:
+            yield from _ray_stream(fn, iter(items), config, bar)
+    finally:
+        bar.close()
+
+
+def _ray_up(config: RayConfig, count: int, size: int) -> bool:
+    """Start or join Ray; False (after a one-line note) when it does not come up: run in-process."""
     try:
         init_ray(config)
     except ClusterError:
         raise  # ray.address names a project cluster that is not there: the user's setting, said loudly
     except Exception as error:  # any start failure: in-process gives the same results
         cause = " ".join(str(error).split())[:300] or type(error).__name__
-        note = f"ray: could not start or join Ray ({cause}); running {len(items)} items in-process"
+        note = f"ray: could not start or join Ray ({cause}); running {count} items in-process"
         print(note, file=sys.stderr)
         _shutdown_quietly()
-        return _serial_map(fn, items, bar)
-    _log.info("%d items, %d bytes of input: running them on Ray", len(items), size)
-    return _ray_map(fn, items, config, bar)
+        return False
+    _log.info("%d items, %d bytes of input: running them on Ray", count, size)
+    return True
 
 
 def _shutdown_quietly() -> None:
@@ -221,7 +254,7 @@ def _serial_map(fn: Callable[[T], R], items: Sequence[T], bar: Bar[None]) -> lis
     return results
 
 
-def _ray_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: Bar[None]) -> list[R]:
+def _ray_stream(fn: Callable[[T], R], items: Iterator[T], config: RayConfig, bar: Bar[None]) -> Iterator[R]:
     import ray
 
     remote: Any = ray.remote(num_cpus=1)
@@ -231,19 +264,31 @@ def _ray_map(fn: Callable[[T], R], items: Sequence[T], config: RayConfig, bar: B
         submit = functools.partial(remote(_apply).remote, fn)
     resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
     limit = config.max_in_flight or max(2, 2 * int(resources.get("CPU", 1)))
-    results: list[Any] = [None] * len(items)
-    pending: dict[Any, int] = {}
-    next_index = 0
-    while next_index < len(items) or pending:
+    pending: dict[Any, int] = {}  # submitted, not finished: ref -> input position
+    finished: dict[int, Any] = {}  # finished out of order, waiting for the ones before them
+    submitted = returned = 0
+    exhausted = False
+    while True:
         # Bounded submission: a month of WARC files must not all sit in the object store at once.
-        while next_index < len(items) and len(pending) < limit:
-            pending[submit(items[next_index])] = next_index
-            next_index += 1
+        while not exhausted and len(pending) + len(finished) < limit:
+            item = next(items, _END)
+            if item is _END:
+                exhausted = True
+                break
+            pending[submit(item)] = submitted
+            submitted += 1
+        while returned in finished:
+            yield finished.pop(returned)
+            returned += 1
+        if not pending:
+            return
         done, _ = ray.wait(list(pending), num_returns=1)
         for ref in done:
-            results[pending.pop(ref)] = ray.get(ref)
+            finished[pending.pop(ref)] = ray.get(ref)
             bar.update()
-    return results
+
+
+_END: Any = object()
 
 
 def _apply(fn: Callable[[T], R], item: T) -> R:
