@@ -19,7 +19,7 @@ import psutil
 import pyarrow as pa
 import pytest
 
-from almanac.core.parallel import RayConfig, init_ray, parallel_map
+from almanac.core.parallel import RayConfig, init_ray, parallel_map, parallel_stream
 from almanac.core.ray_cluster import add_node, read_cluster, start_cluster, stop_cluster
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
 from tests.test_dedup import article, edit, random_text
@@ -53,6 +53,14 @@ def test_parallel_map_on_local_ray_matches_serial_in_order(local_ray: None) -> N
 def test_parallel_map_runs_on_ray_workers(local_ray: None) -> None:
     pids = set(parallel_map(_worker_pid, list(range(4)), RayConfig(min_bytes=0)))
     assert os.getpid() not in pids
+
+
+def test_parallel_stream_on_local_ray_yields_every_item_in_order(local_ray: None) -> None:
+    # Two in flight and 11 items: the window refills many times, and results come back out of order
+    # (slow_square sleeps longer for smaller values), so every refill path is taken.
+    config = RayConfig(max_in_flight=2, min_bytes=0)
+    found = list(parallel_stream(slow_square, iter(range(11)), config, count=11, input_bytes=0))
+    assert found == [(value, value * value) for value in range(11)]
 
 
 def _scaled(value: int, factor: int) -> tuple[int, int]:

@@ -280,12 +280,13 @@ def _ray_stream(fn: Callable[[T], R], items: Iterator[T], config: RayConfig, bar
         while returned in finished:
             yield finished.pop(returned)
             returned += 1
-        if not pending:
-            return
-        done, _ = ray.wait(list(pending), num_returns=1)
-        for ref in done:
-            finished[pending.pop(ref)] = ray.get(ref)
-            bar.update()
+        if pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                finished[pending.pop(ref)] = ray.get(ref)
+                bar.update()
+        elif exhausted:
+            return  # everything submitted has been yielded (nothing pending, nothing held back)
 
 
 _END: Any = object()
