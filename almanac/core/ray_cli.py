@@ -6,7 +6,8 @@
 runs); stages join it when ``ray.address`` is ``auto``. ``--nodes N`` (``make ray-up RAY_NODES=N``)
 starts N raylets on this machine, a head and N-1 workers, all on 127.0.0.1 with the cluster's token:
 a multi-node cluster to try stages on before a real one; each node gets ``ray.num_cpus`` CPUs, or
-with 0 its share of this machine's cores. A running cluster with fewer nodes gets the missing ones. ``down`` stops it; ``status`` exits 1 when none runs.
+with 0 its share of this machine's cores. A running cluster with fewer nodes gets the missing ones.
+``down`` stops it; ``status`` exits 1 when none runs.
 Each prints one line; a failure exits non-zero with its cause.
 """
 
