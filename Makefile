@@ -48,8 +48,9 @@ bench: setup
 
 # One local Ray runtime for a whole `dvc repro` (README "Ray"): 127.0.0.1 only, token auth, recorded in
 # .ray/cluster.json; stages join it when params.yaml says `ray.address: auto`. ray-down stops only it.
+RAY_NODES ?= 1  # `make ray-up RAY_NODES=2`: a head and a worker raylet on this machine (multi-node trial)
 ray-up: setup
-	python -m almanac.core.ray_cli up
+	python -m almanac.core.ray_cli up --nodes $(RAY_NODES)
 
 ray-down:
 	python -m almanac.core.ray_cli down

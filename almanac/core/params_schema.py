@@ -95,7 +95,7 @@ SCHEMA: dict[str, Rule] = {
     "ray.executor": choice("ray", "serial"),
     "ray.max_in_flight": natural(),
     "ray.min_items": natural(),
-    "ray.min_seconds": nonneg(),
+    "ray.min_bytes": natural(),
     "ccnews_ingest.raw_dir": text(nonempty=True),
     "ccnews_ingest.decode_errors": choice("strict", "replace"),
     "ccnews_ingest.undated": choice("crawl_date", "reject"),
