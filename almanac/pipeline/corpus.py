@@ -24,7 +24,8 @@ DEDUP_SIGNATURES: Final = Stage(
     # only what changes a signature or the file's row groups: a new threshold re-signs nothing
     params=("dedup.ngram", "dedup.num_perm", "dedup.seed", "dedup.sign_batch_rows"),
     writes=(p.dedup_signatures(ITEM), p.metrics_path("dedup_signatures", ITEM)),
-    note="MinHash signatures per crawl month: adding a month signs only that month (the others come from the cache).",
+    note="MinHash signatures per crawl month: adding a month signs only that month "
+    "(the others come from the cache).",
 )
 DEDUP: Final = Stage(
     name="dedup",

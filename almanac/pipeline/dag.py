@@ -9,8 +9,8 @@ from almanac.pipeline.declare import Stage
 
 STAGES: Final[tuple[Stage, ...]] = (
     *corpus.STAGES,
-    *foresight.STAGES[:-2],  # the question steps, dedup and split
-    foresight.RETRIEVAL,
+    *foresight.STAGES[:-1],  # the question steps, dedup and split
+    futuresim.RETRIEVAL,
     foresight.FUNNEL,
     futuresim.CORPUS,
     futuresim.INDEX,

@@ -24,7 +24,9 @@ class Stage:
     module: str  # the stage module, run as ``python -m <module> <args> [--month ${item}]``; its main() runs
     writes: tuple[Path, ...]  # every output, in dvc.yaml order; under reports/ (but not reports/metrics/)
     # the files are small and kept by git (cache: false)
-    reads: tuple[str, ...] = ()  # data deps: upstream outputs (or files/folders inside or around them), raw inputs
+    reads: tuple[
+        str, ...
+    ] = ()  # data deps: upstream outputs (or files/folders inside or around them), raw inputs
     params: tuple[str, ...] = ()  # params.yaml sections (dotted) whose change reruns the stage
     tasks: tuple[str, ...] = ()  # LLM tasks it may send (prompts/<task>.md); the repair round comes with them
     foreach: str | None = None  # a per-month stage: the params list it runs over (FOREACH_LISTS)

@@ -45,7 +45,8 @@ WIKI_FILTER: Final = Stage(
     params=("wiki_filter", "llm.roles.classifier"),
     tasks=("article_category", "occurrence_date"),
     writes=(p.wiki_events(), p.wiki_filter_rejects(), p.metrics_path("wiki_filter")),
-    note="OpenForecast-style complex events: filter -> group -> timelines -> six tasks -> splits -> statistics.",
+    note="OpenForecast-style complex events: filter -> group -> timelines -> six tasks -> splits "
+    "-> statistics.",
 )
 COMPLEX_EVENTS: Final = Stage(
     name="complex_events",

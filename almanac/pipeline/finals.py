@@ -86,7 +86,14 @@ CHECK_MIRAI: Final = _check(
 )
 CHECK_FUTUREX: Final = _check(
     "futurex",
-    (FUTUREX_TIERS, SPLITS, "data/foresight/leakage", "data/foresight/answer_type", "data/foresight/qgen", QUADS),
+    (
+        FUTUREX_TIERS,
+        SPLITS,
+        "data/foresight/leakage",
+        "data/foresight/answer_type",
+        "data/foresight/qgen",
+        QUADS,
+    ),
     ("months", "foresight.split", "futurex"),
 )
 CHECK_CROSS_STYLE: Final = _check(
@@ -125,7 +132,7 @@ OPENFORESIGHT_REPORT: Final = _report(
         *_metrics("foresight_question_dedup", "foresight_split", "dedup"),
     ),
     ("foresight.split", "llm.roles.generator", "llm.roles.validator", "llm.roles.editor"),
-    "Reports: one template per style, whose items are every month of `months` and then \"all\". One template "
+    'Reports: one template per style, whose items are every month of `months` and then "all". One template '
     "cannot name one month's files for a month and every month's for \"all\", so every item depends on the "
     "style's whole metrics folders and splits. Each item writes its folder reports/<style>/<scope>/ whole.",
 )

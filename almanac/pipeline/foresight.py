@@ -1,4 +1,4 @@
-"""The OpenForesight stages: six per-month question steps, dedup and split across months, retrieval, funnel."""
+"""The OpenForesight stages: six per-month question steps, dedup and split across months, the funnel."""
 
 from __future__ import annotations
 
@@ -62,14 +62,6 @@ SPLIT: Final = Stage(
     params=("months", "foresight.split"),
     writes=(p.foresight_splits_dir(), p.foresight_split_rejects(), p.metrics_path("foresight_split")),
 )
-RETRIEVAL: Final = Stage(
-    name="futuresim_retrieval",
-    module="stages.futuresim_retrieval",
-    reads=(p.foresight_splits_dir().as_posix(), p.futuresim_index_dir().as_posix()),
-    params=("futuresim.retrieval", "llm.roles.embedder"),
-    writes=(p.foresight_retrieval_dir(),),
-    note="FutureSim retrieval context: each released question's top-k chunks under its cut-off, beside the splits.",
-)
 PER_MONTH_STEPS: Final = (QGEN, VALIDATE, SELECT, LEAKAGE, ANSWER_TYPE, DATES)
 # What the funnel and the report count: every step's metrics (folders of the per-month ones).
 STEP_METRICS: Final = (
@@ -84,4 +76,4 @@ FUNNEL: Final = Stage(
     params=("months",),
     writes=(p.stats_report("foresight_funnel"), p.stats_report("foresight_funnel", ".json")),
 )
-STAGES: Final = (*PER_MONTH_STEPS, QUESTION_DEDUP, SPLIT, RETRIEVAL, FUNNEL)
+STAGES: Final = (*PER_MONTH_STEPS, QUESTION_DEDUP, SPLIT, FUNNEL)

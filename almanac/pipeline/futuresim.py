@@ -33,6 +33,15 @@ INDEX: Final = Stage(
     params=("months", "futuresim.corpus", "llm.roles.embedder"),
     writes=(p.futuresim_index_dir(),),
 )
+RETRIEVAL: Final = Stage(
+    name="futuresim_retrieval",
+    module="stages.futuresim_retrieval",
+    reads=(p.foresight_splits_dir().as_posix(), p.futuresim_index_dir().as_posix()),
+    params=("futuresim.retrieval", "llm.roles.embedder"),
+    writes=(p.foresight_retrieval_dir(),),
+    note="FutureSim retrieval context: each released question's top-k chunks under its cut-off, "
+    "beside the splits.",
+)
 REPAIR: Final = Stage(
     name="futuresim_repair",
     module="stages.futuresim_repair",
@@ -40,7 +49,8 @@ REPAIR: Final = Stage(
     params=("futuresim.repair", "foresight.split", *ROLES),
     tasks=ASKING,
     writes=(p.futuresim_repair_dir(), p.futuresim_repair_rejects(), p.metrics_path("futuresim_repair")),
-    note="FutureSim question set: the released OpenForesight splits, dates repaired and answerability-filtered, "
+    note="FutureSim question set: the released OpenForesight splits, dates repaired and "
+    "answerability-filtered, "
     "written beside them (data/futuresim/); the OpenForesight splits are never rewritten.",
 )
 ANSWERABILITY: Final = Stage(

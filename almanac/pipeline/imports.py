@@ -1,9 +1,9 @@
 """The project files a stage module runs: its import closure, walked statically with ``ast``.
 
 ``import a.b`` and ``from a.b import c`` (``c`` counts when it is a submodule) load ``a/__init__.py``,
-``a/b/__init__.py`` and the module; imports inside functions count (lazy imports still run when the stage calls
-them), imports under ``if TYPE_CHECKING:`` do not (they never run). Package data is found where a module names it
-beside itself — ``Path(__file__).with_name("x")``, ``Path(__file__).parent / "x"``,
+``a/b/__init__.py`` and the module; imports inside functions count (lazy imports still run when the stage
+calls them), imports under ``if TYPE_CHECKING:`` do not (they never run). Package data is found where a module
+names it beside itself — ``Path(__file__).with_name("x")``, ``Path(__file__).parent / "x"``,
 ``resources.files("pkg").joinpath("x")`` or ``resources.files("pkg") / "x"``, the name a string literal or a
 module-level string constant. Only files of this repository count: third-party and standard-library modules
 are DVC's business no more than the interpreter is. Not found: files named by params, and

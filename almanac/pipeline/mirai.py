@@ -7,7 +7,12 @@ from typing import Final
 from almanac.core import layout as p
 from almanac.pipeline.declare import ITEM, Stage
 
-GDELT_STATS_CSVS: Final = ("mirai_counts.csv", "mirai_regions.csv", "mirai_relations.csv", "mirai_quad_classes.csv")
+GDELT_STATS_CSVS: Final = (
+    "mirai_counts.csv",
+    "mirai_regions.csv",
+    "mirai_relations.csv",
+    "mirai_quad_classes.csv",
+)
 
 GDELT_DOWNLOAD: Final = Stage(
     name="gdelt_download",

@@ -22,8 +22,8 @@ PROMPTS: Final = PurePosixPath("prompts")
 REPAIR_PROMPT: Final = PROMPTS / "repair.md"  # almanac.llm.tasks.REPAIR_PROMPT
 HEADER: Final = """\
 # The Almanac DAG, rendered by `almanac dag` (`make dag`) from almanac/pipeline/: edit the declarations there,
-# never this file (a test fails when rendering would change it). Per-month stages use foreach over a list of
-# params.yaml, so `dvc repro ccnews_ingest@2025-05` rebuilds one month and adding a month builds only that month.
+# never this file (a test fails when rendering would change it). Per-month stages use foreach over a list
+# of params.yaml: `dvc repro ccnews_ingest@2025-05` rebuilds one month; adding one builds only that month.
 #
 # Deps: the exact project files each stage's module imports (walked statically; no package folders, so an edit
 # reruns only the stages that run it), the prompt of every LLM task it may send plus prompts/repair.md (the
@@ -48,7 +48,6 @@ def _related(read: str, output: str) -> bool:
     return a == b or a.is_relative_to(b) or b.is_relative_to(a)
 
 
-
 def upstream(stage: Stage, stages: Sequence[Stage]) -> tuple[Stage, ...]:
     """The declared stages whose outputs ``stage`` reads (a per-month output's folder counts)."""
     found: list[Stage] = []
@@ -56,7 +55,9 @@ def upstream(stage: Stage, stages: Sequence[Stage]) -> tuple[Stage, ...]:
         if other is stage:
             continue
         outputs = [path.as_posix() for path in other.writes]
-        bare = [str(PurePosixPath(path).parent) if ITEM in PurePosixPath(path).name else path for path in outputs]
+        bare = [
+            str(PurePosixPath(path).parent) if ITEM in PurePosixPath(path).name else path for path in outputs
+        ]
         if any(_related(read, out) for read in stage.reads for out in (*outputs, *bare)):
             found.append(other)
     return tuple(found)
@@ -74,11 +75,15 @@ def problems(stages: Sequence[Stage], root: Path = ROOT) -> list[str]:
     for stage in stages:
         if not (root / (stage.module.replace(".", "/") + ".py")).is_file():
             found.append(f"{stage.name}: no module {stage.module}")
-        found += [f"{stage.name}: no prompt {path}" for path in prompt_files(stage) if not (root / path).is_file()]
+        found += [
+            f"{stage.name}: no prompt {path}" for path in prompt_files(stage) if not (root / path).is_file()
+        ]
         for read in stage.reads:
             if is_raw(read):
                 continue
-            owners = {other.name for other, out in outputs if _related(read, out) or _related(read, _parent(out))}
+            owners = {
+                other.name for other, out in outputs if _related(read, out) or _related(read, _parent(out))
+            }
             if stage.name in owners:
                 found.append(f"{stage.name}: reads its own output {read}")
             elif not owners:
@@ -134,7 +139,10 @@ def render(
     body: list[str] = [HEADER.rstrip("\n"), "stages:"]
     for index, stage in enumerate(stages):
         body += ([""] if index else []) + render_stage(stage, root)
-    body += ["", "# The only DVC metrics and plots: each style's summary of the whole dataset and its panels."]
+    body += [
+        "",
+        "# The only DVC metrics and plots: each style's summary of the whole dataset and its panels.",
+    ]
     body += _list("metrics", (path.as_posix() for path in metrics), "")
     body += _list("plots", (path.as_posix() for path in plots), "")
     return "\n".join(body) + "\n"
