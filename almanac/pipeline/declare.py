@@ -16,12 +16,14 @@ ITEM: Final = "${item}"  # DVC's foreach item: the month (or report scope) of a 
 FOREACH_LISTS: Final = ("months", "ccnews_months", "report_scopes")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Stage:
     """One DVC stage (one foreach template for a per-month stage)."""
 
     name: str  # the dvc.yaml stage name
-    module: str  # the stage module, run as ``python -m <module> <args> [--month ${item}]``; its main() runs
+    # the stage module, run as ``python -m <module> <args> [--month ${item}]``: its main() runs. A new stage may
+    # name its function instead (``function``) and leave this to the launcher ``stages.run``.
+    module: str = "stages.run"
     writes: tuple[Path, ...]  # every output, in dvc.yaml order; under reports/ (but not reports/metrics/)
     # the files are small and kept by git (cache: false)
     reads: tuple[
@@ -33,8 +35,15 @@ class Stage:
     args: tuple[str, ...] = ()  # extra command-line arguments (the check stages' --style)
     persist: tuple[Path, ...] = ()  # outputs DVC keeps between runs (the verified GDELT downloads)
     note: str = ""  # why the stage is as it is: rendered as a comment above it in dvc.yaml
+    # ``package.module:function`` the launcher ``stages.run`` calls (no stage module to write); the function
+    # parses its arguments (``almanac.core.stage.parse_stage_args``) and returns the exit code.
+    function: str = ""
 
     def __post_init__(self) -> None:
+        if (self.module == "stages.run") != bool(self.function):
+            raise ValueError(f"stage {self.name}: give a stage module or a function for stages.run, not both")
+        if self.function and ":" not in self.function:
+            raise ValueError(f"stage {self.name}: function {self.function!r} is not package.module:function")
         if self.foreach is not None and self.foreach not in FOREACH_LISTS:
             raise ValueError(f"stage {self.name}: foreach {self.foreach!r} is none of {FOREACH_LISTS}")
         if self.foreach is None and any(ITEM in path.as_posix() for path in self.writes):
@@ -51,7 +60,13 @@ class Stage:
     @property
     def cmd(self) -> str:
         month = ("--month", ITEM) if self.per_month else ()
-        return " ".join(("sh stages/python -m", self.module, *self.args, *month))
+        launched = (self.name, self.function) if self.function else ()
+        return " ".join(("sh stages/python -m", self.module, *launched, *self.args, *month))
+
+    @property
+    def code_modules(self) -> tuple[str, ...]:
+        """The modules whose import closure the stage runs: its module, and its function's module."""
+        return (self.module, self.function.partition(":")[0]) if self.function else (self.module,)
 
     def outputs(self, month: str = "") -> tuple[Path, ...]:
         """What the stage writes for ``month`` (the foreach item; ignored by a stage that runs once)."""

@@ -160,3 +160,14 @@ OPENFORECAST_REPORT: Final = _report(
     # the card says which backend wrote timelines and tasks
     ("llm.roles.classifier", "llm.roles.annotator", "event_tasks.shortcut_audit"),
 )
+STAGES: Final = (
+    CHECK_OPENFORESIGHT,
+    CHECK_FUTURESIM,
+    CHECK_OPENFORECAST,
+    CHECK_MIRAI,
+    CHECK_FUTUREX,
+    CHECK_CROSS_STYLE,
+    OPENFORESIGHT_REPORT,
+    OPENFORECAST_REPORT,
+    MIRAI_REPORT,
+)

@@ -75,3 +75,4 @@ FUNNEL: Final = Stage(
     ),
     writes=(p.stats_report("futuresim_funnel"), p.stats_report("futuresim_funnel", ".json")),
 )
+STAGES: Final = (CORPUS, INDEX, RETRIEVAL, REPAIR, ANSWERABILITY, FUNNEL)

@@ -39,7 +39,8 @@ def prompt_files(stage: Stage) -> list[str]:
 
 def deps(stage: Stage, root: Path = ROOT) -> list[str]:
     """Every dep of ``stage`` in rendering order (``${item}`` left for DVC to fill)."""
-    return [*sorted(closure(stage.module, root)), *prompt_files(stage), *stage.reads]
+    code = frozenset().union(*(closure(module, root) for module in stage.code_modules))
+    return [*sorted(code), *prompt_files(stage), *stage.reads]
 
 
 def _related(read: str, output: str) -> bool:
@@ -73,8 +74,9 @@ def problems(stages: Sequence[Stage], root: Path = ROOT) -> list[str]:
     found: list[str] = []
     outputs = [(other, path.as_posix()) for other in stages for path in other.writes]
     for stage in stages:
-        if not (root / (stage.module.replace(".", "/") + ".py")).is_file():
-            found.append(f"{stage.name}: no module {stage.module}")
+        for module in stage.code_modules:
+            if not (root / (module.replace(".", "/") + ".py")).is_file():
+                found.append(f"{stage.name}: no module {module}")
         found += [
             f"{stage.name}: no prompt {path}" for path in prompt_files(stage) if not (root / path).is_file()
         ]
