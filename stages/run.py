@@ -3,8 +3,8 @@
 ``python -m stages.run <stage> <package.module:function> [--month M] ...`` imports the module, names the
 process after the stage (the label of its errors, summary line and timings) and calls the function with no
 arguments: it parses the remaining arguments itself (``almanac.core.stage.parse_stage_args``) and returns the
-exit code. dvc.yaml lists the function module's import closure as the stage's deps (``almanac dag``), since the
-import here is by name and invisible to the static walk.
+exit code. dvc.yaml lists the function module's import closure as the stage's deps (``almanac dag``), since
+the import here is by name and invisible to the static walk.
 """
 
 from __future__ import annotations

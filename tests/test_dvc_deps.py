@@ -86,7 +86,7 @@ def test_every_declared_task_is_registered_by_the_stages_own_code() -> None:
     """A task is declared where the stage's closure defines it: ``register(Task("<name>", ...`` there."""
     for stage in STAGES:
         defined: set[str] = set()
-        for path in closure(stage.module):
+        for path in frozenset().union(*(closure(module) for module in stage.code_modules)):
             if path.endswith(".py"):
                 for node in ast.walk(parsed(ROOT / path)):
                     if isinstance(node, ast.Call) and ast.unparse(node.func) == "Task" and node.args:

@@ -21,8 +21,8 @@ class Stage:
     """One DVC stage (one foreach template for a per-month stage)."""
 
     name: str  # the dvc.yaml stage name
-    # the stage module, run as ``python -m <module> <args> [--month ${item}]``: its main() runs. A new stage may
-    # name its function instead (``function``) and leave this to the launcher ``stages.run``.
+    # the stage module, run as ``python -m <module> <args> [--month ${item}]``: its main() runs. A new stage
+    # may name its function instead (``function``) and leave this to the launcher ``stages.run``.
     module: str = "stages.run"
     writes: tuple[Path, ...]  # every output, in dvc.yaml order; under reports/ (but not reports/metrics/)
     # the files are small and kept by git (cache: false)
