@@ -130,3 +130,32 @@ def test_the_launcher_calls_the_function_named_after_the_stage(tmp_path: Path) -
         [sys.executable, "-m", "stages.run", "probe"], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert bad.returncode == 2 and "usage" in bad.stderr
+
+
+def test_foresight_steps_read_and_write_what_their_declarations_say() -> None:
+    """``read_questions(<declaration>, ...)`` names an upstream the stage's declaration reads;
+    ``write_month(..., <declaration>, ...)`` names the stage's own declaration."""
+    import ast
+
+    from almanac.pipeline import foresight
+    from almanac.pipeline.dag import BY_NAME
+
+    checked = 0
+    for name, declared in BY_NAME.items():
+        path = ROOT / (declared.module.replace(".", "/") + ".py")
+        if not name.startswith("foresight_") or not path.is_file():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            if node.func.id == "read_questions":
+                assert isinstance(node.args[0], ast.Name), f"{name}: read_questions names no declaration"
+                source: Stage = getattr(foresight, node.args[0].id)
+                out = source.writes[0].as_posix()  # the file, or the folder of every month's files
+                assert any(out == read or out.startswith(f"{read}/") for read in declared.reads), name
+                checked += 1
+            elif node.func.id == "write_month":
+                assert isinstance(node.args[2], ast.Name), f"{name}: write_month names no declaration"
+                assert getattr(foresight, node.args[2].id) is declared, name
+                checked += 1
+    assert checked == 12  # six per-month steps write; five of them and question_dedup read
