@@ -159,3 +159,9 @@ def test_foresight_steps_read_and_write_what_their_declarations_say() -> None:
                 assert getattr(foresight, node.args[2].id) is declared, name
                 checked += 1
     assert checked == 12  # six per-month steps write; five of them and question_dedup read
+
+
+def test_metrics_file_is_the_one_output_under_reports_metrics() -> None:
+    assert MAKE.metrics_file("2025-05") == Path("reports/metrics/make/2025-05.json")
+    with pytest.raises(ValueError, match="0 metrics files"):
+        USE.metrics_file()

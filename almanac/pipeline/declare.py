@@ -72,6 +72,13 @@ class Stage:
         """What the stage writes for ``month`` (the foreach item; ignored by a stage that runs once)."""
         return tuple(Path(path.as_posix().replace(ITEM, month)) for path in self.writes)
 
+    def metrics_file(self, month: str = "") -> Path:
+        """The stage's own metrics file (``reports/metrics/...``) for ``month``; ValueError if not one."""
+        found = [path for path in self.outputs(month) if path.parts[:2] == ("reports", "metrics")]
+        if len(found) != 1:
+            raise ValueError(f"stage {self.name} writes {len(found)} metrics files, not one")
+        return found[0]
+
     def is_git_kept(self, path: Path) -> bool:
         """Reports (but not stage metrics) are small text or images kept by git: DVC caches none of them."""
         parts = path.parts
