@@ -25,7 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     # `score` hands every option after it to the scorer it names (mirai, futurex), which parses them itself.
     args, score_args = parser.parse_known_args(argv)
-    if score_args and args.command != "score":
+    if score_args and args.command not in ("score", "simulate"):
         parser.error(f"unrecognized arguments: {' '.join(score_args)}")
     args.score_args = score_args
     from almanac.core.errors import debug_enabled, describe
@@ -151,6 +151,13 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     score.set_defaults(run=_score)
+
+    simulate = commands.add_parser(
+        "simulate",
+        help="replay the FutureSim question set day by day with an agent and score it (--help for options)",
+        add_help=False,
+    )
+    simulate.set_defaults(run=_simulate)
 
     dag = commands.add_parser("dag", help="render dvc.yaml from the stage declarations (almanac/pipeline/)")
     dag.add_argument("--check", action="store_true", help="exit 1 if dvc.yaml differs from the rendering")
@@ -378,6 +385,12 @@ def _score(args: argparse.Namespace) -> int:
         rest = rest[1:]
     # The global --params first, so a --params after `score` wins.
     return score_main(["--params", args.params, *rest], prog="almanac score mirai")
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from almanac.futuresim.simulate.cli import main as simulate_main
+
+    return simulate_main(["--params", args.params, *args.score_args], prog="almanac simulate")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import OptionRules, Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
-from almanac.check.retrieval import corpus_chunk_days, cutoff_months
+from almanac.check.retrieval import corpus_chunk_days, cutoff_months, own_article_containment
 from almanac.core import layout
 from almanac.core.ids import content_id
 from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
@@ -110,7 +110,7 @@ def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> Retrieval
         if str(row["chunk_id"]) in shown
     ]
     days, problems = corpus_chunk_days(chunks, _corpus_dates(root))
-    return RetrievalContext(rows, days, cutoff_months(params), problems)
+    return RetrievalContext(rows, days, cutoff_months(params), problems, own_article_containment(params))
 
 
 def _corpus_dates(root: Path) -> dict[str, dict[str, Any]]:
@@ -222,8 +222,9 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         str(m) for m in ((params.get("foresight") or {}).get("split") or {}).get("test_months") or ()
     )
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
+    per_template = int((section.get("filter") or {}).get("max_per_template", 0))
     sources = Sources(questions, day_pairs, numeric, candidates, test_months)
-    return check_futurex(rows, sources, cap, scope=month)
+    return check_futurex(rows, sources, cap, scope=month, max_per_template=per_template)
 
 
 def cross_style(params: Mapping[str, Any], root: Path = Path(".")) -> StyleReport:

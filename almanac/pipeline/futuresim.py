@@ -36,7 +36,12 @@ INDEX: Final = Stage(
 RETRIEVAL: Final = Stage(
     name="futuresim_retrieval",
     module="stages.futuresim_retrieval",
-    reads=(p.foresight_splits_dir().as_posix(), p.futuresim_index_dir().as_posix()),
+    # the articles: a question's own source article is never its context (retrieval_not_own_article)
+    reads=(
+        p.articles_dir().as_posix(),
+        p.foresight_splits_dir().as_posix(),
+        p.futuresim_index_dir().as_posix(),
+    ),
     params=("futuresim.retrieval", "llm.roles.embedder"),
     writes=(p.foresight_retrieval_dir(),),
     note="FutureSim retrieval context: each released question's top-k chunks under its cut-off, "
