@@ -5,7 +5,8 @@ re-render). The dep probes work on the rendered dep lists: which expanded stages
 file is which stages DVC marks changed when that file is edited. Expected sets are worked out from the code:
 ``almanac/core/ray_cli.py`` and ``almanac/foresight/release_import.py`` are CLI-only modules no stage imports;
 ``almanac/foresight/dates.py`` is run by the date step only; ``prompts/repair.md`` is sent by the repair round
-of every stage that sends a task (issue 25 names foresight_dates, futuresim_repair, futuresim_answerability).
+of every stage that sends a task (issue 25 names foresight_dates, futuresim_repair, futuresim_answerability);
+a prompt sent from the CLI only (scorer, replay) is listed by no stage.
 """
 
 from __future__ import annotations
@@ -76,10 +77,12 @@ def test_every_sender_of_a_prompt_lists_it() -> None:
         "futuresim_answerability",
     }
     assert {n.partition("@")[0] for n in changed_by("prompts/date_repair.md")} == {"foresight_dates"}
+    # Sent from the CLI only: the FutureX scorer's judge (`almanac score futurex`) and the replay's baseline
+    # forecaster (`almanac simulate`).
+    cli_only = {"futurex_answer_judge.md", "futuresim_forecast.md"}
     for prompt in sorted((ROOT / "prompts").glob("*.md")):
         senders = changed_by(f"prompts/{prompt.name}")
-        # futurex_answer_judge is the FutureX scorer's (`almanac score futurex`), run by no stage.
-        assert bool(senders) != (prompt.name == "futurex_answer_judge.md"), prompt.name
+        assert bool(senders) != (prompt.name in cli_only), prompt.name
 
 
 def test_every_declared_task_is_registered_by_the_stages_own_code() -> None:
