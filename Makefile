@@ -7,13 +7,17 @@ PYTHON ?= python3
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: setup repro test test-fast lint bench clean-data ray-up ray-down
+.PHONY: setup dag repro test test-fast lint bench clean-data ray-up ray-down
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml requirements.lock scripts/setup.sh
 	PYTHON=$(PYTHON) bash scripts/setup.sh
 	touch $(STAMP)
+
+# dvc.yaml is rendered from the stage declarations (almanac/pipeline/): run after editing one, or code imports.
+dag: setup
+	python -m almanac.cli dag
 
 repro: setup
 	dvc repro

@@ -158,7 +158,32 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     simulate.set_defaults(run=_simulate)
+
+    dag = commands.add_parser("dag", help="render dvc.yaml from the stage declarations (almanac/pipeline/)")
+    dag.add_argument("--check", action="store_true", help="exit 1 if dvc.yaml differs from the rendering")
+    dag.add_argument("--out", type=Path, default=Path("dvc.yaml"), help="file to write (default: dvc.yaml)")
+    dag.set_defaults(run=_dag)
     return parser
+
+
+def _dag(args: argparse.Namespace) -> int:
+    from almanac.pipeline.render import render_project
+
+    rendered = render_project()
+    current = args.out.read_text(encoding="utf-8") if args.out.is_file() else None
+    if args.check:
+        if current != rendered:
+            print(f"almanac dag: {args.out} is not the rendering of almanac/pipeline/; run `almanac dag`")
+            return 1
+        print(f"{args.out}: up to date")
+        return 0
+    if current != rendered:
+        from almanac.core.io import atomic_path
+
+        with atomic_path(args.out) as temp:
+            temp.write_text(rendered, encoding="utf-8")
+    print(f"{args.out}: {'unchanged' if current == rendered else 'rendered'}")
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -134,7 +134,8 @@ def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
     lock = yaml.safe_load((out / "provenance/dvc.lock").read_text())
     assert "foresight_split" in lock["stages"] and "gdelt_clean" not in lock["stages"]
     status = run([str(BIN / "almanac"), "status"], built).stdout
-    assert "| mirai | 2025-05 | 8/8 |" in status
+    # ccnews_ingest, dedup, the six MIRAI steps (download .. check_mirai), gdelt_stats and mirai_report
+    assert "| mirai | 2025-05 | 10/10 |" in status
 
 
 def test_diff_between_commits_that_changed_a_param(built: Path, tmp_path: Path) -> None:

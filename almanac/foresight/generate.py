@@ -12,7 +12,6 @@ from almanac.core.step import Drop, Step, apply_producing_step
 from almanac.foresight.date_parsing import date_text_problem
 from almanac.foresight.llm_tasks.qgen import QGEN, qgen_item
 from almanac.foresight.llm_tasks.questions import GeneratedQuestion, UnusableCandidate
-from almanac.foresight.recipe import RECIPE
 from almanac.foresight.records import question_row, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
@@ -21,15 +20,9 @@ from almanac.llm.tasks import TaskResult, run_task
 STAGE = "foresight_qgen"
 
 
-def _produced_key() -> str:
-    """The metrics key the funnel reads as this step's count: the recipe's ``produces``."""
-    key = next(step.produces for step in RECIPE.steps if step.stage == STAGE)
-    if key is None:
-        raise ValueError(f"the OpenForesight recipe names no produced count for {STAGE}")
-    return key
-
-
-PRODUCES = _produced_key()
+# The metrics key the funnel reads as this step's count: the recipe's ``produces`` (tests/test_recipes.py
+# keeps the two equal; reading the recipe here would make qgen depend on every stage declaration).
+PRODUCES = "candidates"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from almanac.mirai.cameo import binary_of_quad, relation_name
-from almanac.mirai.recipe import RECIPE
+from almanac.mirai.steps import RECIPE
 from almanac.reports import mirai_stats as stats
 from almanac.reports.distributions import summary
 from almanac.reports.funnel import (

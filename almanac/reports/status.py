@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from almanac.core.layout import report_dir
-from almanac.reports.card_text import CARD_TEXTS
+from almanac.events.recipe import RECIPE as OPENFORECAST
+from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
+from almanac.mirai.steps import RECIPE as MIRAI
+from almanac.pipeline.corpus import CCNEWS_INGEST, DEDUP
+from almanac.pipeline.declare import Stage
 from almanac.reports.markdown import markdown_table
 from almanac.reports.styles import STYLES, read_split_tables
+
+# Each style's stages, from its recipe (the declarations in order): the corpus stages, its steps, its reports.
+STYLE_STAGES: dict[str, tuple[Stage, ...]] = {
+    recipe.style: (CCNEWS_INGEST, DEDUP, *recipe.declarations())
+    for recipe in (OPENFORESIGHT, OPENFORECAST, MIRAI)
+}
 
 
 @dataclass(frozen=True)
@@ -45,12 +54,13 @@ def month_status(
     months: Sequence[str], repo: Path = Path("."), changed: set[str] | None = None
 ) -> list[MonthStatus]:
     locked = locked_stages(repo / "dvc.lock")
-    stage_names = _all_stage_names(repo / "dvc.yaml")
     rows = []
     for style in STYLES.values():
         for month in months:
-            expected = _stage_instances(CARD_TEXTS[style.name].stages, stage_names, month)
-            expected.append(f"{style.name}_report@{month}")
+            expected = [
+                f"{stage.name}@{month}" if stage.per_month else stage.name
+                for stage in STYLE_STAGES[style.name]
+            ]
             counts: dict[str, int] = {}
             for key, table in read_split_tables(style, [month]).items():
                 counts[key.split] = counts.get(key.split, 0) + table.num_rows
@@ -66,21 +76,6 @@ def month_status(
                 )
             )
     return rows
-
-
-def _all_stage_names(dvc_yaml: Path) -> Mapping[str, Any]:
-    if not dvc_yaml.is_file():
-        return {}
-    return (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages") or {}
-
-
-def _stage_instances(bases: Sequence[str], stages: Mapping[str, Any], month: str) -> list[str]:
-    """``name@month`` for foreach stages, ``name`` for global ones, as dvc.lock names them."""
-    names = []
-    for base in bases:
-        definition = stages.get(base) or {}
-        names.append(f"{base}@{month}" if "foreach" in definition else base)
-    return names
 
 
 def status_markdown(rows: Sequence[MonthStatus], checked: bool) -> str:
