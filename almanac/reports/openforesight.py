@@ -57,6 +57,7 @@ FUNNEL = tuple(
         step.label if step.per_month else f"{step.label}, all months",
         step.unit,
         step.per_month,
+        step.produces,  # qgen: the questions it made, beside the articles it read
     )
     for step in RECIPE.funnel()
 )
@@ -132,7 +133,7 @@ def build_report(scope: ReportScope) -> Report:
         series,
         report_tables,
         _notes(months, scope.params),
-        summary=style_summary(STYLE, metrics["by_split_month"], metrics) if scope.whole else None,
+        summary=style_summary(STYLE, metrics["by_split_month"], metrics, "questions") if scope.whole else None,
         panels=PANELS if scope.whole else (),
         authorship=authorship_statement(authors),
         example=example_question(tables),
