@@ -97,7 +97,14 @@ def _parser() -> argparse.ArgumentParser:
         "--split", action="append", help="limit to a split (repeatable): train, validation, test"
     )
     diff.add_argument("--build-missing", action="store_true", help="rebuild a revision not in the DVC cache")
-    diff.add_argument("--examples", type=int, default=20, help="example rows per change kind (default 20)")
+    diff.add_argument("--examples", type=int, default=3, help="example rows per change kind (default 3)")
+    diff.add_argument(
+        "--metrics",
+        choices=["summary", "all"],
+        default="summary",
+        help="summary (default): every metric when at most 20 differ, else the changed keys per file and"
+        " the largest changes (about 30 lines); all: every metric that differs",
+    )
     diff.add_argument(
         "--timings",
         action="store_true",
@@ -251,6 +258,7 @@ def _diff(args: argparse.Namespace) -> int:
         build_missing=args.build_missing,
         max_examples=args.examples,
         timings=args.timings,
+        metrics_all=args.metrics == "all",
     )
     if args.out:
         from almanac.core.io import write_text

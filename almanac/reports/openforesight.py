@@ -133,7 +133,9 @@ def build_report(scope: ReportScope) -> Report:
         series,
         report_tables,
         _notes(months, scope.params),
-        summary=style_summary(STYLE, metrics["by_split_month"], metrics, "questions") if scope.whole else None,
+        summary=(
+            style_summary(STYLE, metrics["by_split_month"], metrics, "questions") if scope.whole else None
+        ),
         panels=PANELS if scope.whole else (),
         authorship=authorship_statement(authors),
         example=example_question(tables),

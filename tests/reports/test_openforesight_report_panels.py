@@ -45,7 +45,10 @@ def test_whole_dataset_summary_and_panels(project: Path, tmp_path: Path) -> None
     assert report.metrics["llm"]["requests"] == 13  # the report's metrics.json keeps every counter
     # The detail is in metrics.json: each funnel step names its unit, qgen also what it made.
     funnel = report.metrics["funnel"]
-    assert (funnel["foresight_qgen"]["unit"], funnel["foresight_qgen"]["made_unit"]) == ("articles", "questions")
+    assert (funnel["foresight_qgen"]["unit"], funnel["foresight_qgen"]["made_unit"]) == (
+        "articles",
+        "questions",
+    )
     assert funnel["foresight_validate"]["unit"] == "questions"
     assert report.metrics["by_split_month"]["train"] == {"2025-01": 2}
     assert len(report.summary) == MAX_SUMMARY_KEYS  # the columns of `dvc metrics show`

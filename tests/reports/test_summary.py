@@ -43,9 +43,16 @@ def test_summary_of_rows_funnel_llm_and_check() -> None:
 
 
 def test_large_counts_read_with_separators_and_unknown_splits_are_refused() -> None:
-    funnel = {"download": {"unit": "files", "in": 48, "out": 48}, "split": {"unit": "queries", "in": 9, "out": 9}}
+    funnel = {
+        "download": {"unit": "files", "in": 48, "out": 48},
+        "split": {"unit": "queries", "in": 9, "out": 9},
+    }
     summary = build_summary({"test": {"2025-04": 1200, "2025-05": 34}}, funnel, {}, None, "queries")
-    assert (summary["read"], summary["released"], summary["check"]) == ("48 files", "1,234 queries", "not run")
+    assert (summary["read"], summary["released"], summary["check"]) == (
+        "48 files",
+        "1,234 queries",
+        "not run",
+    )
     assert (summary["llm_requests"], summary["llm_tokens"], summary["llm_cost_usd"]) == (0, 0, 0.0)
     try:
         build_summary({"dev": {"2025-04": 1}}, funnel, {}, None)
