@@ -46,8 +46,8 @@ def shown_metrics(metrics: Sequence[ValueChange], timings: bool) -> list[ValueCh
 # The metric section lists every change when this many or fewer differ; past it, a summary of at most
 # ~30 lines (changed keys per file, then the largest changes) and `--metrics all` for the full list.
 METRICS_LISTED = 20
-SUMMARY_FILES = 8
-SUMMARY_CHANGES = 10
+SUMMARY_FILES = 5
+SUMMARY_CHANGES = 8
 
 
 def metrics_section(metrics: Sequence[ValueChange], timings: bool, metrics_all: bool = False) -> list[str]:
@@ -117,6 +117,11 @@ def relative_change(change: ValueChange) -> float:
     return float(abs(new - old)) / max(abs(float(old)), 1.0)
 
 
+def _rank(change: ValueChange) -> tuple[bool, float, str, str]:
+    """The style summaries (what `dvc metrics show` prints) first, then the largest relative change."""
+    return (not change.path.endswith("/summary.json"), -relative_change(change), change.path, change.key)
+
+
 def _key_groups(changes: Sequence[ValueChange], limit: int = 3) -> str:
     """The first segments of the changed keys, most frequent first: ``balance 280, funnel 5``."""
     groups = Counter(change.key.split(".", 1)[0] for change in changes)
@@ -143,11 +148,11 @@ def _metrics_summary(metrics: Sequence[ValueChange]) -> list[str]:
         rest = sum(len(changes) for _, changes in by_path[SUMMARY_FILES:])
         lines.append(f"\n… and {len(by_path) - SUMMARY_FILES} more file(s) with {rest} key(s).")
     both = [c for c in metrics if c.old is not None and c.new is not None]
-    largest = sorted(both, key=lambda c: (-relative_change(c), c.path, c.key))[:SUMMARY_CHANGES]
+    largest = sorted(both, key=_rank)[:SUMMARY_CHANGES]
     if largest:
         rows = [
             [c.path, c.key, cell_value(c.old), cell_value(c.new), cell_value(c.change, "")] for c in largest
         ]
-        lines += ["", "Largest changes (relative to the old value):", ""]
+        lines += ["", "Largest changes (the style summaries first, then relative to the old value):", ""]
         lines.append(markdown_table(["file", "key", "old", "new", "change"], rows))
     return lines

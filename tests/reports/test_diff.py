@@ -353,13 +353,12 @@ def test_markdown_metrics_summary_when_hundreds_differ() -> None:
         "| reports/mirai/2025-07/metrics.json | 5 (only in the new version) | `k0` 1, `k1` 1, `k2` 1, 2 more |"
         in (section)
     )
-    # the largest relative change first: rejected 52 -> 400 is (400 - 52) / 52 = 6.69 times its old value
-    largest = section.split("Largest changes (relative to the old value):")[1]
-    first = largest.strip().splitlines()[2]
-    assert first == "| reports/metrics/relation_split/2025-04.json | rejected | 52 | 400 | 348 |"
-    # then 28 -> 15 (13 / 28 = 0.46) before 9 -> 5 (4 / 9 = 0.44) and the balance shares (0.25 / 1 = 0.25)
-    order = [line.split(" | ")[1] for line in largest.strip().splitlines()[2:5]]
-    assert order == ["rejected", "funnel.relation_split.out", "test"]
+    # the style summary's change first (what `dvc metrics show` prints), then the largest relative change:
+    # rejected 52 -> 400 is (400 - 52) / 52 = 6.69 times its old value, 28 -> 15 is 13 / 28 = 0.46, then
+    # 9 -> 5 (4 / 9 = 0.44) before the balance shares (0.25 / max(0.5, 1) = 0.25)
+    largest = section.split("then relative to the old value):")[1]
+    order = [line.split(" | ")[1] for line in largest.strip().splitlines()[2:7]]
+    assert order == ["test", "rejected", "funnel.relation_split.out", "items_out", "balance.pair_000.share"]
     assert "balance.pair_299" not in section  # the long tail stays out of the summary
 
     full = render_markdown(VersionDiff("a", "b", "a" * 40, "b" * 40, (), (), metrics), metrics_all=True)
