@@ -163,11 +163,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def _status(args: argparse.Namespace) -> int:
     from almanac.core.params import load_params, months_in_scope
-    from almanac.reports.status import dvc_changed_stages, month_status, status_markdown
+    from almanac.reports.status import dvc_changed_stages, month_status, released_rows, status_markdown
+    from almanac.reports.styles import STYLES
 
     params = load_params(args.params)
+    months = months_in_scope(params)
     changed = dvc_changed_stages(Path(".")) if args.check else None
-    print(status_markdown(month_status(months_in_scope(params), changed=changed), args.check), end="")
+    released = {name: released_rows(style) for name, style in STYLES.items()}
+    print(status_markdown(month_status(months, changed=changed), args.check, released, months), end="")
     return 0
 
 
