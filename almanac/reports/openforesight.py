@@ -230,7 +230,12 @@ def _rates_table(
             leakage["cross_question_dropped"],
             split_checked,
         ),
-        ("Rewritten by the leakage editor (LLM)", published, leakage["editor_edited"], editor_checked),
+        (
+            "Rewritten by the leakage editor (editor role)",
+            published,
+            leakage["editor_edited"],
+            editor_checked,
+        ),
         ("Dropped by the leakage re-scan", published, leakage["rescan_dropped"], editor_checked),
         *(
             (f"Dropped by the re-scan: {kind} match", published, n, editor_checked)
