@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,8 +47,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+# What `almanac --help` tells a user (the module docstring above is for the people who work on it).
+DESCRIPTION = textwrap.fill(
+    "Look at, check, compare and publish the forecasting datasets that `dvc repro` builds: which months "
+    "are built, leak checks, diffs between two revisions, dataset cards and scoring. Run it from the "
+    "repository root; `almanac COMMAND --help` lists a command's options.",
+    width=88,
+)
+EPILOG = """examples:
+  almanac status                           what is built, rows by split and month
+  almanac check all                        every leak invariant over the released rows
+  almanac diff HEAD~1 HEAD                 rows, params and metrics that changed
+  almanac publish openforesight all --out out/openforesight-all
+  almanac score mirai --queries data/mirai/queries/2025-05.parquet --baseline --out out/baseline.json
+
+Build or rebuild the data with `dvc repro` (or `make repro`); out/ is git-ignored."""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="almanac", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="almanac",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of a failure (also ALMANAC_DEBUG=1)"
@@ -55,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     styles = list(STYLE_NAMES)
 
-    status = commands.add_parser("status", help="what is built for which months")
+    status = commands.add_parser(
+        "status", help="what is built for which months, and the released rows by split and month"
+    )
     status.add_argument("--check", action="store_true", help="also run `dvc status` (slower)")
     status.set_defaults(run=_status)
 
