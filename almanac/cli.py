@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -46,8 +47,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+# What `almanac --help` tells a user (the module docstring above is for the people who work on it).
+DESCRIPTION = textwrap.fill(
+    "Look at, check, compare and publish the forecasting datasets that `dvc repro` builds: which months "
+    "are built, leak checks, diffs between two revisions, dataset cards and scoring. Run it from the "
+    "repository root; `almanac COMMAND --help` lists a command's options.",
+    width=88,
+)
+EPILOG = """examples:
+  almanac status                           what is built, rows by split and month
+  almanac check all                        every leak invariant over the released rows
+  almanac diff HEAD~1 HEAD                 rows, params and metrics that changed
+  almanac publish openforesight all --out out/openforesight-all
+  almanac score mirai --queries data/mirai/queries/2025-05.parquet --baseline --out out/baseline.json
+
+Build or rebuild the data with `dvc repro` (or `make repro`); out/ is git-ignored."""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="almanac", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="almanac",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of a failure (also ALMANAC_DEBUG=1)"
@@ -55,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     styles = list(STYLE_NAMES)
 
-    status = commands.add_parser("status", help="what is built for which months")
+    status = commands.add_parser(
+        "status", help="what is built for which months, and the released rows by split and month"
+    )
     status.add_argument("--check", action="store_true", help="also run `dvc status` (slower)")
     status.set_defaults(run=_status)
 
@@ -97,7 +122,14 @@ def _parser() -> argparse.ArgumentParser:
         "--split", action="append", help="limit to a split (repeatable): train, validation, test"
     )
     diff.add_argument("--build-missing", action="store_true", help="rebuild a revision not in the DVC cache")
-    diff.add_argument("--examples", type=int, default=20, help="example rows per change kind (default 20)")
+    diff.add_argument("--examples", type=int, default=3, help="example rows per change kind (default 3)")
+    diff.add_argument(
+        "--metrics",
+        choices=["summary", "all"],
+        default="summary",
+        help="summary (default): every metric when at most 20 differ, else the changed keys per file and"
+        " the largest changes (about 30 lines); all: every metric that differs",
+    )
     diff.add_argument(
         "--timings",
         action="store_true",
@@ -188,11 +220,14 @@ def _dag(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from almanac.core.params import load_params, months_in_scope
-    from almanac.reports.status import dvc_changed_stages, month_status, status_markdown
+    from almanac.reports.status import dvc_changed_stages, month_status, released_rows, status_markdown
+    from almanac.reports.styles import STYLES
 
     params = load_params(args.params)
+    months = months_in_scope(params)
     changed = dvc_changed_stages(Path(".")) if args.check else None
-    print(status_markdown(month_status(months_in_scope(params), changed=changed), args.check), end="")
+    released = {name: released_rows(style) for name, style in STYLES.items()}
+    print(status_markdown(month_status(months, changed=changed), args.check, released, months), end="")
     return 0
 
 
@@ -283,6 +318,7 @@ def _diff(args: argparse.Namespace) -> int:
         build_missing=args.build_missing,
         max_examples=args.examples,
         timings=args.timings,
+        metrics_all=args.metrics == "all",
     )
     if args.out:
         from almanac.core.io import write_text

@@ -151,6 +151,8 @@ SCHEMA: dict[str, Rule] = {
     "foresight.qgen.questions_per_article": count(),
     "foresight.qgen.max_article_chars": count(),
     "foresight.qgen.role": text(nonempty=True),
+    "foresight.qgen.max_articles_per_month": count(low=0),
+    "foresight.qgen.sample_seed": Rule("int"),
     "foresight.judge.max_article_chars": count(),
     "foresight.judge.role": text(nonempty=True),
     "foresight.leakage.role": text(nonempty=True),

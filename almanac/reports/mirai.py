@@ -89,7 +89,7 @@ def build_report(scope: ReportScope) -> Report:
         tuple(series),
         tuple(tables),
         tuple(notes),
-        summary=style_summary("mirai", released, metrics) if scope.whole else None,
+        summary=style_summary("mirai", released, metrics, "queries") if scope.whole else None,
         panels=PANELS if scope.whole else (),
     )
 
