@@ -28,6 +28,9 @@ cooperation, 10-14 verbal conflict, 15-20 material conflict, as in the real expo
   Real pairs that make a heavy day have been in the news before; without this the frequency baseline
   (`almanac score mirai --baseline`) has no history to read and scores 0. Drawn from their own RNG
   (``HISTORY_SEED``), as are their export and mentions fields, so every other event keeps its lines.
+* companions: about half the one-relation candidate groups after the month's first day get a second
+  relation on their day (52-90 mentions, one URL, a page in the archive), so a released query can have
+  more than one answer (without it every admitted query had exactly one).
 * background events with few mentions; in 2025-05, one file with malformed lines (a cut-short row,
   NumMentions "1O", a Latin-1 byte in a URL) and a mentions row with 15 fields.
 
@@ -83,7 +86,9 @@ from sample_gdelt.events import (  # scripts/sample_gdelt/: found as the script'
 from sample_gdelt.page_archive import build_pages
 
 SEED = 6
-HISTORY_SEED = "gdelt-sample-history"  # history quads (and their fields): the main RNG's draws stay as they were
+HISTORY_SEED = (
+    "gdelt-sample-history"  # history quads (and their fields): the main RNG's draws stay as they were
+)
 BASE_URL = "http://data.gdeltproject.org/gdeltv2/"
 
 
@@ -129,15 +134,33 @@ def split_total(rng: random.Random, total: int, parts: int, least: int = 3) -> l
     return [size - 1 + least for size in sizes]
 
 
+def history_url(
+    builder: MonthBuilder, history_rng: random.Random, day: date, pair: tuple[str, str], relation: str
+) -> str:
+    builder.url_counter += 1
+    names = [COUNTRIES[code][1] for code in pair]
+    words = "-".join([*names, SLUG_WORDS.get(relation[:2], "report")]).lower().replace(" ", "-")
+    return (
+        f"https://{history_rng.choice(OUTLETS)}/{day:%Y/%m/%d}/{words.replace(',', '')}-{builder.url_counter}"
+    )
+
+
 def add_history(
     builder: MonthBuilder,
     history_rng: random.Random,
     groups: list[tuple[date, str, str, list[str]]],
     used: set[tuple[date, str, str]],
 ) -> None:
-    """Earlier quads of each candidate group's pair (see the module docstring), filed on their own day:
-    one URL per relation quad, so a day holds at most two URLs and can never become a candidate."""
+    """Earlier quads of each candidate group's pair, and companions of one-relation groups (see the
+    module docstring), filed on their own day: one URL per quad, so a history day holds at most two URLs
+    and can never become a candidate."""
     for day, subject, obj, relations in groups:
+        if len(relations) == 1 and day != builder.dates[0] and history_rng.random() < 0.5:
+            companion = history_rng.choice(sorted(r for r in RELATIONS if r[:2] != relations[0][:2]))
+            url = history_url(builder, history_rng, day, (subject, obj), companion)
+            builder.add(
+                Event(day, subject, obj, companion, history_rng.randint(52, 90), url, history=True), slot=0
+            )
         earlier = [other for other in builder.dates[1:] if other < day and (other, subject, obj) not in used]
         if not earlier:
             continue
@@ -147,11 +170,7 @@ def add_history(
             if relations[1:] and history_rng.random() < 0.5:
                 kept.append(history_rng.choice(relations[1:]))
             for relation in kept:
-                builder.url_counter += 1
-                names = [COUNTRIES[code][1] for code in (subject, obj)]
-                words = "-".join([*names, SLUG_WORDS.get(relation[:2], "report")]).lower().replace(" ", "-")
-                slug = f"{other:%Y/%m/%d}/{words.replace(',', '')}-{builder.url_counter}"
-                url = f"https://{history_rng.choice(OUTLETS)}/{slug}"
+                url = history_url(builder, history_rng, other, (subject, obj), relation)
                 event = Event(other, subject, obj, relation, history_rng.randint(52, 90), url, history=True)
                 builder.add(event, slot=0)
 
