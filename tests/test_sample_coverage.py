@@ -139,7 +139,7 @@ def main(root: Path) -> None:
     for name, value in counts.items():
         print(f"{name:32} {'-' if value is None else value}")
     for path in figures(root):
-        print(f"{str(path.relative_to(root)):60} {figure_bars(path)} bars")
+        print(f"{path.relative_to(root)!s:60} {figure_bars(path)} bars")
     f1 = mirai_baseline_f1(root)
     print(f"mirai baseline first-level F1   {'-' if f1 is None else f'{100 * f1:.1f}%'}")
 
