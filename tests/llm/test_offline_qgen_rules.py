@@ -7,6 +7,7 @@ among the three before the article's own).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -80,9 +81,9 @@ def test_approximate_figures_give_no_numeric_question() -> None:
     assert numeric_of("Fairmart Money has about 1.3 million customers.") is None
 
 
-def _write(path: Path, rows: list[dict[str, object]]) -> None:
+def _write(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), path)
+    pq.write_table(pa.Table.from_pylist([dict(row) for row in rows]), path)
 
 
 def test_futurex_reads_the_validators_numeric_drops_from_the_generated_rows(tmp_path: Path) -> None:
