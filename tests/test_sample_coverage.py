@@ -23,6 +23,23 @@ ROOT = Path(os.environ.get("ALMANAC_BUILT_ROOT") or Path(__file__).resolve().par
 OPENFORECAST_TASKS = ("stf", "ltf", "aqa", "mcnc", "mcac", "vqa")
 SPLITS = ("train", "validation", "test")
 FUTUREX_LEVELS = (1, 2, 3, 4)
+# Figures the sample still draws with fewer than two bars, each with why. The figure test fails on any
+# other such figure, and on a listed one that has been fixed (so this list only shrinks). What closes them
+# is more sample material, not code: a June story cut (OpenForecast) and more varied May/June articles.
+KNOWN_GAPS: dict[str, str] = {
+    **{
+        f"reports/openforecast/2025-06/plots/{name}.csv": "no OpenForecast sample has its cut day in June: "
+        "the wiki sample's stories are cut in March-May (scripts/sample_wiki)"
+        for name in ("answer_length", "horizon", "origins", "question_length", "split_counts", "topics")
+    },
+    **{
+        f"reports/openforesight/2025-05/plots/{name}.csv": "May releases one validation question"
+        for name in ("answer_length", "answer_types", "horizon", "question_length", "sources")
+    },
+    "reports/openforesight/2025-06/plots/answer_types.csv": "both June test answers are organisations",
+    "reports/openforesight/2025-06/plots/horizon.csv": "no June test article names an earlier development: "
+    "both questions open a week before",
+}
 NOT_BUILT = "the sample is not built here (run `dvc repro`, or set ALMANAC_BUILT_ROOT to a built project)"
 
 
@@ -116,8 +133,11 @@ def test_every_figure_shows_more_than_one_bar() -> None:
     paths = list(figures(ROOT))
     if not paths:
         pytest.skip("no report figures built (reports/**/plots/*.csv)")
-    single = [f"{path.relative_to(ROOT)}: {figure_bars(path)}" for path in paths if figure_bars(path) < 2]
+    bars = {str(path.relative_to(ROOT)): figure_bars(path) for path in paths}
+    single = {name: count for name, count in bars.items() if count < 2 and name not in KNOWN_GAPS}
     assert not single, f"{len(single)} of {len(paths)} figures show fewer than two bars: {single}"
+    fixed = sorted(name for name in KNOWN_GAPS if bars.get(name, 0) >= 2)
+    assert not fixed, f"fixed, take them off KNOWN_GAPS: {fixed}"
 
 
 def test_mirai_frequency_baseline_scores_above_zero() -> None:
