@@ -266,7 +266,7 @@ def _trace_problem(row: Row, sources: Sources) -> str | None:
     if origin == "numeric":
         cited = sources.numeric.get(source_id)
         if cited is None:
-            return f"{source_id} is not a numeric answer-type reject"
+            return f"{source_id} is not a numeric validate or answer-type reject"
         published = as_day(cited.get("article_publish_date"))
         if answers != [cited["answer"]] or resolution != published:
             return f"answer {answers} / resolution {resolution} differ from {cited['answer']!r} / {published}"

@@ -203,13 +203,16 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     reasons = set((section.get("events") or {}).get("numeric_reasons") or ("answer_class_numeric",))
     numeric: dict[str, dict[str, Any]] = {}
     for name in (str(month) for month in params.get("months") or ()):
-        rejects = root / layout.foresight_rejects("answer_type", name)
-        if not rejects.is_file():
-            continue
-        wanted = {row["id"] for row in _rows(rejects, ["id", "reason"]) if row["reason"] in reasons}
-        if wanted:
-            leakage = _rows(root / layout.foresight_path("leakage", name))
-            numeric.update({row["question_id"]: row for row in leakage if row["question_id"] in wanted})
+        # the validator's numeric drops are read from the generated rows, the answer-type filter's
+        # from the leakage output (as futurex_events reads them)
+        for stage, source in (("validate", "qgen"), ("answer_type", "leakage")):
+            rejects = root / layout.foresight_rejects(stage, name)
+            if not rejects.is_file():
+                continue
+            wanted = {row["id"] for row in _rows(rejects, ["id", "reason"]) if row["reason"] in reasons}
+            if wanted:
+                rows_in = _rows(root / layout.foresight_path(source, name))
+                numeric.update({row["question_id"]: row for row in rows_in if row["question_id"] in wanted})
     candidates = {
         str(row["question_id"]): row
         for name in (str(month) for month in params.get("months") or ())

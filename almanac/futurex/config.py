@@ -13,8 +13,8 @@ VOTES: Final = ("any", "majority", "all")
 
 @dataclass(frozen=True)
 class EventsConfig:
-    # answer_type reject reasons whose questions are numeric outcomes (Level 4 material)
-    numeric_reasons: tuple[str, ...] = ("answer_class_numeric",)
+    # validate / answer_type reject reasons whose questions are numeric outcomes (Level 4 material)
+    numeric_reasons: tuple[str, ...] = ("invalid_non_numeric", "answer_class_numeric")
 
 
 @dataclass(frozen=True)
