@@ -92,6 +92,7 @@ CHECK_FUTUREX: Final = _check(
         "data/foresight/leakage",
         "data/foresight/answer_type",
         "data/foresight/qgen",
+        "data/foresight/validate",
         QUADS,
     ),
     ("months", "foresight.split", "futurex"),

@@ -16,6 +16,8 @@ EVENTS: Final = Stage(
         SPLITS,
         "data/foresight/leakage",
         "data/foresight/answer_type",
+        "data/foresight/qgen",  # Level 4 also from the validator's numeric drops, joined to their questions
+        "data/foresight/validate",
         p.gdelt_quads().as_posix(),
         p.event_splits_dir().as_posix(),  # OpenForecast train/validation: a candidate may not repeat them
     ),
