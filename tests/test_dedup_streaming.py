@@ -207,3 +207,25 @@ def test_hash_jaccard_is_the_jaccard_of_the_shingle_sets() -> None:
     # the doubled text adds the 4 shingles spanning the junction to the base's n - 4 (no 5-gram of it repeats)
     words = len(base.split())
     assert hash_jaccard(sets[0], sets[-1]) == (words - 4) / words
+
+
+def test_hash_jaccard_equals_string_set_jaccard_on_the_bench_corpus(tmp_path: Path) -> None:
+    """On the scale bench's synthetic crawl (edited and re-crawled copies), every candidate pair scores
+    exactly what Python string sets of its shingles give, so the same pairs pass the threshold."""
+    from bench.dedup_scale import make_crawl
+
+    make_crawl(tmp_path, 600, ["2024-01", "2024-02"], seed=3)
+    table = pa.concat_tables(
+        [pq.read_table(path) for path in sorted((tmp_path / "data" / "ingest").rglob("*.parquet"))]
+    )
+    texts = [str(text) for text in table.column("text").to_pylist()]
+    config = MinHashConfig()
+    sigs = signatures(texts, config)
+    pairs = candidate_pairs(band_hashes(sigs, 28, 4), empty_rows(sigs), 1, SERIAL)
+    hashes, sizes = shingle_sets(texts, config)
+    sets = np.split(hashes, np.cumsum(sizes)[:-1])
+    scores = [hash_jaccard(sets[i], sets[j]) for i, j in pairs.tolist()]
+    expected = [jaccard(shingles(texts[i], 5), shingles(texts[j], 5)) for i, j in pairs.tolist()]
+    assert scores == expected
+    assert sum(score >= 0.6 for score in expected) >= 10  # the planted copies are there
+    assert any(0.0 < score < 0.6 for score in expected)  # and pairs that fail the threshold
