@@ -16,6 +16,7 @@ from almanac.core.rejects import TableLedger
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
 from almanac.dedup import lsh
 from almanac.dedup.banding import (
+    BandFile,
     band_groups,
     band_hashes,
     candidate_pairs,
@@ -64,6 +65,14 @@ def test_band_shards_are_pure_and_their_union_is_the_whole() -> None:
     assert np.array_equal(union, whole)
     assert np.array_equal(candidate_pairs(hashes, empty, 5, SERIAL), whole)
     assert np.array_equal(candidate_pairs(hashes, empty, 1, SERIAL, workers=3), whole)
+    # the same hashes stored band-major on disk, written in two pieces, give the same pairs
+    stored = BandFile(len(hashes), 4)
+    stored.write(0, hashes[:100])
+    stored.write(100, hashes[100:])
+    assert all(np.array_equal(stored.column(band), hashes[:, band]) for band in range(4))
+    assert np.array_equal(candidate_pairs(stored, empty, 1, SERIAL, workers=2), whole)
+    assert np.array_equal(candidate_pairs(stored, empty, 3, SERIAL), whole)
+    stored.close()
     assert shard_bounds(2) == [(0, 1 << 63), (1 << 63, 1 << 64)]
     # a band shard is given only its own bands, and every band belongs to exactly one shard
     assert [group.tolist() for group in band_groups(7, 3)] == [[0, 3, 6], [1, 4], [2, 5]]

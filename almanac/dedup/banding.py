@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -133,6 +136,57 @@ def _band_pair_keys(
     return members[lefts] * count + members[rights]
 
 
+class BandColumns(Protocol):
+    """Band hashes one band at a time: a ``(rows, bands)`` matrix, or a store that holds them elsewhere."""
+
+    shape: tuple[int, int]
+
+    def column(self, band: int) -> U64: ...
+
+
+@dataclass(frozen=True)
+class BandMatrix:
+    """Band hashes held in memory as one ``(rows, bands)`` matrix."""
+
+    matrix: U64
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        rows, bands = self.matrix.shape
+        return int(rows), int(bands)
+
+    def column(self, band: int) -> U64:
+        return self.matrix[:, band]
+
+
+class BandFile:
+    """Band hashes on local disk, band-major (each band's column contiguous) in an unlinked temporary
+    file: memory holds the columns being banded, not ``bands * 8`` bytes per document."""
+
+    def __init__(self, rows: int, bands: int) -> None:
+        self.shape = (rows, bands)
+        # unlinked at once and closed with this object: nothing is left on disk, even after a crash
+        self._file = tempfile.TemporaryFile(prefix="almanac-dedup-bands-")  # noqa: SIM115
+        self._file.truncate(rows * bands * 8)
+
+    def write(self, start: int, block: U64) -> None:
+        """Rows ``start .. start + len(block)`` of every band."""
+        for band in range(self.shape[1]):
+            data = np.ascontiguousarray(block[:, band], dtype="<u8").tobytes()
+            os.pwrite(self._file.fileno(), data, (band * self.shape[0] + start) * 8)
+
+    def column(self, band: int) -> U64:
+        raw = os.pread(self._file.fileno(), self.shape[0] * 8, band * self.shape[0] * 8)
+        return np.frombuffer(raw, dtype="<u8").astype(np.uint64)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def as_columns(hashes: U64 | BandColumns) -> BandColumns:
+    return BandMatrix(hashes) if isinstance(hashes, np.ndarray) else hashes
+
+
 @dataclass(frozen=True)
 class _ShardTask:
     hashes: U64  # only the shard's own band columns
@@ -149,26 +203,32 @@ def band_groups(bands: int, shards: int) -> list[npt.NDArray[np.intp]]:
 
 
 def candidate_pairs(
-    hashes: U64, excluded: npt.NDArray[np.bool_], shards: int, ray_config: RayConfig, workers: int = 1
+    hashes: U64 | BandColumns,
+    excluded: npt.NDArray[np.bool_],
+    shards: int,
+    ray_config: RayConfig,
+    workers: int = 1,
 ) -> Pairs:
     """The union of every band's pairs (a pair found in two bands counts once), sorted by (i, j).
 
     ``shards`` > 1 runs groups of bands as ``parallel_map`` tasks, each given only its own band columns;
     in this process the bands are banded on ``workers`` threads (numpy's sorts release the GIL)."""
-    if len(hashes) < 2 or hashes.ndim != 2:
+    columns = as_columns(hashes)
+    count, bands = columns.shape
+    if count < 2:
         return np.zeros((0, 2), dtype=np.int64)
     if shards == 1:
         with ThreadPoolExecutor(max(1, workers)) as pool:
             keys = list(
                 pool.map(
-                    lambda band: _band_pair_keys(hashes[:, band], excluded, 0, _HASH_SPACE),
-                    range(hashes.shape[1]),
+                    lambda band: _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE),
+                    range(bands),
                 )
             )
-        return pairs_from_keys(keys, len(hashes))
+        return pairs_from_keys(keys, count)
     tasks = [
-        _ShardTask(np.ascontiguousarray(hashes[:, group]), excluded)
-        for group in band_groups(hashes.shape[1], shards)
+        _ShardTask(np.stack([columns.column(int(band)) for band in group], axis=1), excluded)
+        for group in band_groups(bands, shards)
     ]
     found = parallel_map(_run_shard, tasks, ray_config, desc="lsh band shards", unit="shard")
     merged = np.concatenate([np.zeros((0, 2), dtype=np.int64), *found])

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 
 from almanac.core.io import PARQUET_COMPRESSION, TEMP_PREFIX, atomic_path
 from almanac.core.schemas import TIMESTAMP
-from almanac.dedup.banding import band_hashes, empty_rows
+from almanac.dedup.banding import BandFile, band_hashes, empty_rows
 from almanac.dedup.minhash import MinHashConfig, signatures
 
 # The article columns signing reads; the text is dropped once signed.
@@ -113,17 +113,17 @@ class SignedCorpus:
     """What dedup holds for every article of every crawl month: metadata, band hashes, empty flags."""
 
     meta: pa.Table  # META_COLUMNS, in reading order
-    hashes: npt.NDArray[np.uint64]  # (rows, bands)
+    hashes: BandFile  # (rows, bands), band-major on local disk
     empty: npt.NDArray[np.bool_]  # rows whose text has no word
 
 
 def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_rows: int) -> SignedCorpus:
     """Band hashes of every signature file, read ``batch_rows`` signatures at a time (the signatures
-    themselves are never all in memory: only ``bands * 8`` bytes per article stay)."""
+    are never all in memory, and the band hashes go to a band-major file on local disk)."""
     schema = signature_schema(num_perm)
     meta_schema = pa.schema([schema.field(name) for name in META_COLUMNS])
     total = sum(pq.ParquetFile(path).metadata.num_rows for path in paths)
-    hashes = np.empty((total, bands), dtype=np.uint64)  # filled in place: never a second copy
+    hashes = BandFile(total, bands)  # on disk: banding reads one band's column at a time
     empty = np.empty(total, dtype=bool)
     metas: list[pa.RecordBatch] = []
     start = 0
@@ -133,7 +133,7 @@ def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_r
             raise ValueError(f"signatures have {width // 4} values, params say num_perm={num_perm}: re-sign")
         sigs = signature_matrix(batch.column("signature"), num_perm)
         stop = start + batch.num_rows
-        hashes[start:stop] = band_hashes(sigs, bands, rows)
+        hashes.write(start, band_hashes(sigs, bands, rows))
         empty[start:stop] = empty_rows(sigs)
         # Parquet keeps second timestamps as milliseconds: back to the schema's unit
         metas.append(batch.select(META_COLUMNS).cast(meta_schema))

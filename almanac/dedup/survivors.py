@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
-from almanac.dedup.banding import Pairs, candidate_pairs
+from almanac.dedup.banding import BandColumns, Pairs, as_columns, candidate_pairs
 from almanac.dedup.cluster import resolve_clusters
 from almanac.dedup.verify import TextSource, VerifySettings, verify_pairs
 
@@ -32,7 +32,7 @@ class Selection:
 
 def select_survivors(
     meta: pa.Table,
-    hashes: npt.NDArray[np.uint64],
+    hashes: npt.NDArray[np.uint64] | BandColumns,
     empty: npt.NDArray[np.bool_],
     months: list[str],
     settings: SelectSettings,
@@ -116,7 +116,7 @@ def _first_copies(
 
 
 def _candidates(
-    hashes: npt.NDArray[np.uint64],
+    hashes: npt.NDArray[np.uint64] | BandColumns,
     empty: npt.NDArray[np.bool_],
     rows: npt.NDArray[np.int64],
     settings: SelectSettings,
@@ -124,12 +124,13 @@ def _candidates(
 ) -> Pairs:
     """Candidate pairs as indices into ``rows``, found on the full hash matrix (no copy of it): rows not
     in ``rows`` are excluded, and each pair is renumbered and put back in (i, j) order."""
-    excluded = np.ones(len(hashes), dtype=bool)
+    count = as_columns(hashes).shape[0]
+    excluded = np.ones(count, dtype=bool)
     excluded[rows] = False
     excluded |= empty
     found = candidate_pairs(hashes, excluded, settings.shards, ray_config, settings.workers)
     del excluded
-    inverse = np.full(len(hashes), -1, dtype=np.int64)
+    inverse = np.full(count, -1, dtype=np.int64)
     inverse[rows] = np.arange(len(rows), dtype=np.int64)
     renumbered = inverse[found]
     renumbered.sort(axis=1)
