@@ -133,13 +133,15 @@ def _band_pair_keys(
     first = np.repeat(np.cumsum(repeats) - repeats, repeats)
     lefts = np.repeat(left, repeats)
     rights = lefts + 1 + (np.arange(total, dtype=np.int64) - first)
-    return members[lefts] * count + members[rights]
+    keys: npt.NDArray[np.int64] = members[lefts] * count + members[rights]
+    return keys
 
 
 class BandColumns(Protocol):
     """Band hashes one band at a time: a ``(rows, bands)`` matrix, or a store that holds them elsewhere."""
 
-    shape: tuple[int, int]
+    @property
+    def shape(self) -> tuple[int, int]: ...
 
     def column(self, band: int) -> U64: ...
 
