@@ -14,7 +14,7 @@ from almanac.core.parallel import RayConfig
 from almanac.core.params import ccnews_months, months_in_scope, parse_section
 from almanac.core.rejects import TableLedger
 from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.dedup.corpus_io import TextReader, duckdb_session, write_corpus
+from almanac.dedup.corpus_io import StoredTexts, write_corpus
 from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
 from almanac.dedup.signature_store import read_signed
 from almanac.dedup.survivors import select_survivors
@@ -49,14 +49,15 @@ def main() -> int:
         config.text_batch_rows,
     )
     ledger = TableLedger(STAGE)
-    with duckdb_session(config.duckdb_memory) as con:
-        texts = TextReader(con, signed.meta)
-        selection = select_survivors(
-            signed.meta, signed.hashes, signed.empty, months, config.select, texts, ledger, ray_config
-        )
-        record_selection(ledger, selection)
-        ledger.extra["ccnews_months"] = crawled
-    write_corpus(signed.meta, selection.kept, months, articles_dir(), config.text_batch_rows)
+    texts = StoredTexts(signed.meta, config.text_batch_rows)
+    selection = select_survivors(
+        signed.meta, signed.hashes, signed.empty, months, config.select, texts, ledger, ray_config
+    )
+    record_selection(ledger, selection)
+    ledger.extra["ccnews_months"] = crawled
+    write_corpus(
+        signed.meta, selection.kept, months, articles_dir(), config.text_batch_rows, config.select.workers
+    )
     finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))
     return 0
 

@@ -15,12 +15,21 @@ from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
 from almanac.dedup import lsh
-from almanac.dedup.banding import band_hashes, candidate_pairs, empty_rows, shard_bounds, shard_pairs
-from almanac.dedup.corpus_io import TextReader, duckdb_session, write_corpus
-from almanac.dedup.minhash import SENTINEL, MinHashConfig, jaccard, shingles, signatures
+from almanac.dedup.banding import (
+    BandFile,
+    band_groups,
+    band_hashes,
+    candidate_pairs,
+    empty_rows,
+    shard_bounds,
+    shard_pairs,
+)
+from almanac.dedup.corpus_io import StoredTexts, write_corpus
+from almanac.dedup.minhash import SENTINEL, MinHashConfig, jaccard, shingle_sets, shingles, signatures
 from almanac.dedup.near_duplicates import DedupConfig, deduplicate, record_selection
 from almanac.dedup.signature_store import read_signed, sign_crawl_month, signature_matrix
-from almanac.dedup.survivors import fingerprint_jaccard, select_survivors, shingle_fingerprints
+from almanac.dedup.survivors import select_survivors
+from almanac.dedup.verify import hash_jaccard
 from tests.test_dedup import article, edit, random_text
 
 SERIAL = RayConfig(executor="serial")
@@ -55,7 +64,29 @@ def test_band_shards_are_pure_and_their_union_is_the_whole() -> None:
     union = np.unique(np.concatenate(parts), axis=0)
     assert np.array_equal(union, whole)
     assert np.array_equal(candidate_pairs(hashes, empty, 5, SERIAL), whole)
+    assert np.array_equal(candidate_pairs(hashes, empty, 1, SERIAL, workers=3), whole)
+    # the same hashes stored band-major on disk, written in two pieces, give the same pairs
+    stored = BandFile(len(hashes), 4)
+    stored.write(0, hashes[:100])
+    stored.write(100, hashes[100:])
+    assert all(np.array_equal(stored.column(band), hashes[:, band]) for band in range(4))
+    assert np.array_equal(candidate_pairs(stored, empty, 1, SERIAL, workers=2), whole)
+    assert np.array_equal(candidate_pairs(stored, empty, 3, SERIAL), whole)
+    stored.close()
     assert shard_bounds(2) == [(0, 1 << 63), (1 << 63, 1 << 64)]
+    # a band shard is given only its own bands, and every band belongs to exactly one shard
+    assert [group.tolist() for group in band_groups(7, 3)] == [[0, 3, 6], [1, 4], [2, 5]]
+    assert [group.tolist() for group in band_groups(2, 5)] == [[0], [1]]
+
+
+def test_banding_pairs_every_member_of_a_run_with_every_later_one() -> None:
+    # rows 0, 2, 3, 5 share band 0; rows 1 and 4 share band 1; row 6 shares nothing; row 3 is excluded
+    hashes = np.array([[7, 1], [8, 2], [7, 3], [7, 4], [9, 2], [7, 5], [10, 6]], dtype=np.uint64)
+    excluded = np.zeros(7, dtype=bool)
+    excluded[3] = True
+    found = candidate_pairs(hashes, excluded, 1, SERIAL)
+    assert found.tolist() == [[0, 2], [0, 5], [1, 4], [2, 5]]
+    assert candidate_pairs(hashes[:1], excluded[:1], 1, SERIAL).shape == (0, 2)
 
 
 def test_band_hashes_follow_band_values_and_band_position() -> None:
@@ -120,27 +151,26 @@ def test_file_based_dedup_equals_in_memory_dedup(tmp_path: Path) -> None:
     rows = _corpus()
     crawls = _ingest(tmp_path, rows)
     months = ["2025-04", "2025-05"]
-    # batches of 2: verification reads texts several times, the corpus is written in row groups of 2
-    config = DedupConfig(text_batch_rows=2, sign_batch_rows=3, band_shards=3)
+    # batches of 2: verification reads texts in chunks of 2, the corpus is written in row groups of 2
+    config = DedupConfig(text_batch_rows=2, sign_batch_rows=3, band_shards=3, workers=2)
     paths = []
     for crawl, directory in zip(months, crawls, strict=True):
         paths.append(tmp_path / "sig" / f"{crawl}.parquet")
         sign_crawl_month(directory, paths[-1], config.minhash, config.sign_batch_rows)
     signed = read_signed(paths, config.num_perm, config.bands, config.rows, batch_rows=4)
     ledger = TableLedger("dedup")
-    with duckdb_session("256MB") as con:
-        selection = select_survivors(
-            signed.meta,
-            signed.hashes,
-            signed.empty,
-            months,
-            config.select,
-            TextReader(con, signed.meta),
-            ledger,
-            SERIAL,
-        )
-        record_selection(ledger, selection)
-        write_corpus(signed.meta, selection.kept, months, tmp_path / "articles", config.text_batch_rows)
+    selection = select_survivors(
+        signed.meta,
+        signed.hashes,
+        signed.empty,
+        months,
+        config.select,
+        StoredTexts(signed.meta, config.text_batch_rows),
+        ledger,
+        SERIAL,
+    )
+    record_selection(ledger, selection)
+    write_corpus(signed.meta, selection.kept, months, tmp_path / "articles", config.text_batch_rows)
     reading_order = pa.concat_tables(
         [pq.read_table(path) for directory in crawls for path in sorted(directory.glob("*.parquet"))]
     ).cast(ARTICLE_SCHEMA)
@@ -161,7 +191,7 @@ def test_file_based_dedup_equals_in_memory_dedup(tmp_path: Path) -> None:
     assert "https://s1.example/a" in urls and "https://copy.example/a" not in urls
 
 
-def test_fingerprint_jaccard_is_the_jaccard_of_the_shingle_sets() -> None:
+def test_hash_jaccard_is_the_jaccard_of_the_shingle_sets() -> None:
     base = random_text(21)
     texts = [
         base,
@@ -171,11 +201,40 @@ def test_fingerprint_jaccard_is_the_jaccard_of_the_shingle_sets() -> None:
         "",
         "Three short words",
         "three SHORT words!",
+        "Straße ΣΟΦΊΑ İstanbul naïve café, Straße σοφία",  # contextual lower-casing, non-ASCII words
+        base + " " + base,  # repeated shingles count once
     ]
-    for left in texts:
-        for right in texts:
+    hashes, sizes = shingle_sets(texts, MinHashConfig(ngram=5))
+    sets = np.split(hashes, np.cumsum(sizes)[:-1])
+    for text, found in zip(texts, sets, strict=True):
+        assert len(found) == len(shingles(text, 5))  # one distinct hash per distinct shingle
+        assert np.all(found[1:] > found[:-1])  # sorted, distinct
+    for i, left in enumerate(texts):
+        for j, right in enumerate(texts):
             expected = jaccard(shingles(left, 5), shingles(right, 5))
-            assert (
-                fingerprint_jaccard(shingle_fingerprints(left, 5), shingle_fingerprints(right, 5)) == expected
-            )
-    assert len(shingle_fingerprints(base, 5)) == len(shingles(base, 5))  # one 16-byte digest per shingle
+            assert hash_jaccard(sets[i], sets[j]) == expected
+    # the doubled text adds the 4 shingles spanning the junction to the base's n - 4 (no 5-gram of it repeats)
+    words = len(base.split())
+    assert hash_jaccard(sets[0], sets[-1]) == (words - 4) / words
+
+
+def test_hash_jaccard_equals_string_set_jaccard_on_the_bench_corpus(tmp_path: Path) -> None:
+    """On the scale bench's synthetic crawl (edited and re-crawled copies), every candidate pair scores
+    exactly what Python string sets of its shingles give, so the same pairs pass the threshold."""
+    from bench.dedup_scale import make_crawl
+
+    make_crawl(tmp_path, 600, ["2024-01", "2024-02"], seed=3)
+    table = pa.concat_tables(
+        [pq.read_table(path) for path in sorted((tmp_path / "data" / "ingest").rglob("*.parquet"))]
+    )
+    texts = [str(text) for text in table.column("text").to_pylist()]
+    config = MinHashConfig()
+    sigs = signatures(texts, config)
+    pairs = candidate_pairs(band_hashes(sigs, 28, 4), empty_rows(sigs), 1, SERIAL)
+    hashes, sizes = shingle_sets(texts, config)
+    sets = np.split(hashes, np.cumsum(sizes)[:-1])
+    scores = [hash_jaccard(sets[i], sets[j]) for i, j in pairs.tolist()]
+    expected = [jaccard(shingles(texts[i], 5), shingles(texts[j], 5)) for i, j in pairs.tolist()]
+    assert scores == expected
+    assert sum(score >= 0.6 for score in expected) >= 10  # the planted copies are there
+    assert any(0.0 < score < 0.6 for score in expected)  # and pairs that fail the threshold

@@ -78,7 +78,7 @@ def _with(dotted: str, value: Any) -> dict[str, Any]:
         ("llm.roles.judge2.temperature", 5, "must be <= 2"),
         ("futurex.score.weights", [0.5, 0.5], "must hold 4 items"),
         ("futurex.tiers.level1_options", 4, "must be <= 3"),
-        ("dedup.duckdb_memory", "lots", "is not of the expected form"),
+        ("llm.roles.generator.api_key_env", "sk-abc pasted", "is not of the expected form"),
     ],
 )
 def test_each_kind_of_bad_value_is_one_line_naming_the_key(key: str, value: Any, message: str) -> None:

@@ -118,7 +118,7 @@ SCHEMA: dict[str, Rule] = {
     "dedup.sign_batch_rows": count(),
     "dedup.text_batch_rows": count(),
     "dedup.band_shards": count(),
-    "dedup.duckdb_memory": text(pattern=r"\d+(\.\d+)?\s*([KMGT]i?B|B)?"),
+    "dedup.workers": natural(),
     "llm.cache_path": text(nonempty=True),
     "llm.prompts_dir": text(nonempty=True),
     "llm.max_failed_share": share(),

@@ -5,18 +5,22 @@ bands agree (the same rule as datasketch's ``MinHashLSH``, see :func:`almanac.de
 Each band's ``rows`` uint32 values become one uint64 hash, so the whole index is ``bands * 8`` bytes per
 document and no Python object per document exists. Pairs come from runs of equal hashes after a sort.
 
-A shard is a half-open range of hash values: :func:`shard_pairs` over ``[low, high)`` looks only at
-hashes in that range, in every band, and is a pure function of its inputs, so shards can run on
-different workers and their union (deduplicated) is the candidate set. Two different bands of values
-share a hash with probability 2^-64 per pair; such a pair is only an extra candidate, which exact
-verification rejects.
+:func:`shard_pairs` over ``[low, high)`` looks only at hashes in that range, in every band, and is a
+pure function of its inputs; the stage shards by band instead (:func:`band_groups`), so a shard task
+receives only its own band columns, and the union of the shards' pairs (deduplicated) is the candidate
+set. Two different bands of values share a hash with probability 2^-64 per pair; such a pair is only an
+extra candidate, which exact verification rejects.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -85,46 +89,149 @@ def shard_bounds(shards: int) -> list[tuple[int, int]]:
 def shard_pairs(hashes: U64, excluded: npt.NDArray[np.bool_], low: int, high: int) -> Pairs:
     """Pairs of rows (not ``excluded``) that share a band hash in ``[low, high)``, unique, sorted."""
     count = len(hashes)
-    keys: list[npt.NDArray[np.int64]] = []
-    for band in range(hashes.shape[1] if hashes.ndim == 2 else 0):
-        column = hashes[:, band]
-        chosen = np.flatnonzero((column >= np.uint64(low)) & (column <= np.uint64(high - 1)) & ~excluded)
-        if len(chosen) < 2:
-            continue
-        order = np.argsort(column[chosen], kind="stable")  # stable: rows of a run stay in index order
-        members = chosen[order]
-        values = column[members]
-        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-        lengths = np.diff(np.append(starts, len(values)))
-        for start, length in zip(starts[lengths > 1], lengths[lengths > 1], strict=True):
-            run = members[start : start + length].astype(np.int64)
-            left, right = np.triu_indices(int(length), k=1)
-            keys.append(run[left] * count + run[right])
+    keys = [
+        _band_pair_keys(hashes[:, band], excluded, low, high)
+        for band in range(hashes.shape[1] if hashes.ndim == 2 else 0)
+    ]
+    return pairs_from_keys(keys, count)
+
+
+def pairs_from_keys(keys: list[npt.NDArray[np.int64]], count: int) -> Pairs:
+    """Unique ``(i, j)`` rows, sorted, from pair keys ``i * count + j``."""
+    keys = [part for part in keys if len(part)]
     if not keys:
         return np.zeros((0, 2), dtype=np.int64)
     unique = np.unique(np.concatenate(keys))
-    return np.stack([unique // count, unique % count], axis=1) if count else unique.reshape(0, 2)
+    return np.stack([unique // count, unique % count], axis=1)
+
+
+def _band_pair_keys(
+    column: U64, excluded: npt.NDArray[np.bool_], low: int, high: int
+) -> npt.NDArray[np.int64]:
+    """Keys ``i * len(column) + j`` (i < j) of every pair of rows in one run of equal hashes of the band.
+
+    Every pair of every run at once, without a loop over runs: the row at sorted position ``p`` of a run
+    ending at ``end`` pairs with positions ``p+1 .. end-1``, so it is repeated ``end - p - 1`` times and the
+    partner offsets are a ramp restarting at each repeated row."""
+    count = len(column)
+    chosen = np.flatnonzero((column >= np.uint64(low)) & (column <= np.uint64(high - 1)) & ~excluded)
+    if len(chosen) < 2:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(column[chosen], kind="stable")  # stable: rows of a run stay in index order
+    members = chosen[order].astype(np.int64)
+    values = column[members]
+    new_run = np.concatenate(([True], values[1:] != values[:-1]))
+    starts = np.flatnonzero(new_run)
+    ends = np.append(starts[1:], len(values))
+    run_end = np.repeat(ends, ends - starts)
+    partners = run_end - np.arange(len(values)) - 1
+    left = np.flatnonzero(partners)
+    if not len(left):
+        return np.zeros(0, dtype=np.int64)
+    repeats = partners[left]
+    total = int(repeats.sum())
+    first = np.repeat(np.cumsum(repeats) - repeats, repeats)
+    lefts = np.repeat(left, repeats)
+    rights = lefts + 1 + (np.arange(total, dtype=np.int64) - first)
+    keys: npt.NDArray[np.int64] = members[lefts] * count + members[rights]
+    return keys
+
+
+class BandColumns(Protocol):
+    """Band hashes one band at a time: a ``(rows, bands)`` matrix, or a store that holds them elsewhere."""
+
+    @property
+    def shape(self) -> tuple[int, int]: ...
+
+    def column(self, band: int) -> U64: ...
+
+
+@dataclass(frozen=True)
+class BandMatrix:
+    """Band hashes held in memory as one ``(rows, bands)`` matrix."""
+
+    matrix: U64
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        rows, bands = self.matrix.shape
+        return int(rows), int(bands)
+
+    def column(self, band: int) -> U64:
+        return self.matrix[:, band]
+
+
+class BandFile:
+    """Band hashes on local disk, band-major (each band's column contiguous) in an unlinked temporary
+    file: memory holds the columns being banded, not ``bands * 8`` bytes per document."""
+
+    def __init__(self, rows: int, bands: int) -> None:
+        self.shape = (rows, bands)
+        # unlinked at once and closed with this object: nothing is left on disk, even after a crash
+        self._file = tempfile.TemporaryFile(prefix="almanac-dedup-bands-")  # noqa: SIM115
+        self._file.truncate(rows * bands * 8)
+
+    def write(self, start: int, block: U64) -> None:
+        """Rows ``start .. start + len(block)`` of every band."""
+        for band in range(self.shape[1]):
+            data = np.ascontiguousarray(block[:, band], dtype="<u8").tobytes()
+            os.pwrite(self._file.fileno(), data, (band * self.shape[0] + start) * 8)
+
+    def column(self, band: int) -> U64:
+        raw = os.pread(self._file.fileno(), self.shape[0] * 8, band * self.shape[0] * 8)
+        return np.frombuffer(raw, dtype="<u8").astype(np.uint64)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def as_columns(hashes: U64 | BandColumns) -> BandColumns:
+    return BandMatrix(hashes) if isinstance(hashes, np.ndarray) else hashes
 
 
 @dataclass(frozen=True)
 class _ShardTask:
-    hashes: U64
+    hashes: U64  # only the shard's own band columns
     excluded: npt.NDArray[np.bool_]
-    low: int
-    high: int
 
 
 def _run_shard(task: _ShardTask) -> Pairs:
-    return shard_pairs(task.hashes, task.excluded, task.low, task.high)
+    return shard_pairs(task.hashes, task.excluded, 0, _HASH_SPACE)
+
+
+def band_groups(bands: int, shards: int) -> list[npt.NDArray[np.intp]]:
+    """The bands of each shard: ``shards`` (at most ``bands``) interleaved, near-equal groups."""
+    return [np.arange(first, bands, shards) for first in range(min(shards, bands))]
 
 
 def candidate_pairs(
-    hashes: U64, excluded: npt.NDArray[np.bool_], shards: int, ray_config: RayConfig
+    hashes: U64 | BandColumns,
+    excluded: npt.NDArray[np.bool_],
+    shards: int,
+    ray_config: RayConfig,
+    workers: int = 1,
 ) -> Pairs:
-    """The union of every shard's pairs (a pair found in two bands counts once), sorted by (i, j)."""
-    if shards == 1 or len(hashes) < 2:
-        return shard_pairs(hashes, excluded, 0, _HASH_SPACE)
-    tasks = [_ShardTask(hashes, excluded, low, high) for low, high in shard_bounds(shards)]
+    """The union of every band's pairs (a pair found in two bands counts once), sorted by (i, j).
+
+    ``shards`` > 1 runs groups of bands as ``parallel_map`` tasks, each given only its own band columns;
+    in this process the bands are banded on ``workers`` threads (numpy's sorts release the GIL)."""
+    columns = as_columns(hashes)
+    count, bands = columns.shape
+    if count < 2:
+        return np.zeros((0, 2), dtype=np.int64)
+    if shards == 1:
+        with ThreadPoolExecutor(max(1, workers)) as pool:
+            keys = list(
+                pool.map(
+                    lambda band: _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE),
+                    range(bands),
+                )
+            )
+        return pairs_from_keys(keys, count)
+    tasks = [
+        _ShardTask(np.stack([columns.column(int(band)) for band in group], axis=1), excluded)
+        for group in band_groups(bands, shards)
+    ]
     found = parallel_map(_run_shard, tasks, ray_config, desc="lsh band shards", unit="shard")
     merged = np.concatenate([np.zeros((0, 2), dtype=np.int64), *found])
     if not len(merged):

@@ -1,19 +1,17 @@
 """Reading texts back by position and writing the kept corpus, never a whole month in memory.
 
-Every article is addressed by ``(ingest_file, ingest_row)`` from its signature row. Verification asks
-DuckDB for a batch of texts: it joins the positions with ``read_parquet(..., filename=true,
-file_row_number=true)`` over the files that hold a wanted row. The kept corpus is written by a bucket
-sort on disk (:func:`write_corpus`), in pyarrow.
+Every article is addressed by ``(ingest_file, ingest_row)`` from its signature row. Verification reads
+the texts of candidate documents in storage order (:class:`StoredTexts`): each ingest file that holds one
+is streamed once per stage. The kept corpus is written by a bucket sort on disk (:func:`write_corpus`).
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
@@ -25,32 +23,6 @@ from almanac.core.io import PARQUET_COMPRESSION, atomic_dir, write_parquet
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.signature_store import stream_batches
 
-_JOIN = """
-    SELECT {columns} FROM read_parquet($files, filename = true, file_row_number = true) AS article
-    JOIN wanted ON article.filename = wanted.ingest_file AND article.file_row_number = wanted.ingest_row
-    ORDER BY wanted.ord
-"""
-
-
-@contextmanager
-def duckdb_session(memory_limit: str) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A DuckDB connection that spills to a private temporary folder past ``memory_limit``."""
-    with tempfile.TemporaryDirectory(prefix="almanac-dedup-duckdb-") as spill:
-        con = duckdb.connect()
-        try:
-            con.execute("SET TimeZone = 'UTC'")  # publish dates come back as UTC instants
-            con.execute(f"SET memory_limit = '{memory_limit}'")
-            con.execute(f"SET temp_directory = '{spill}'")
-            # DuckDB would keep the Parquet bytes it read in memory (up to memory_limit) for a re-read.
-            con.execute("SET enable_external_file_cache = false")
-            # One thread: each thread sorts and scans in its own buffers, and two of them ran out of a
-            # 256 MB window at 50k articles a month where one spills and finishes (bench/dedup_scale.py).
-            con.execute("SET threads = 1")
-            con.execute("SET preserve_insertion_order = false")  # every query that needs order says so
-            yield con
-        finally:
-            con.close()
-
 
 def _wanted(meta: pa.Table, rows: npt.NDArray[np.int64]) -> tuple[pa.Table, list[str]]:
     chosen = meta.select(["ingest_file", "ingest_row"]).take(pa.array(rows))
@@ -59,54 +31,78 @@ def _wanted(meta: pa.Table, rows: npt.NDArray[np.int64]) -> tuple[pa.Table, list
     return wanted, files
 
 
-class TextReader:
-    """Texts of metadata rows, read from the ingest files (the TextLookup of the dedup stage)."""
+def _file_positions(wanted: pa.Table, file: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Rows of ``file`` that ``wanted`` asks for, ascending, and the ``ord`` of each."""
+    mine = wanted.filter(pc.equal(wanted.column("ingest_file"), file))
+    positions = mine.column("ingest_row").to_numpy()
+    ords = mine.column("ord").to_numpy()
+    sorter = np.argsort(positions, kind="stable")
+    return positions[sorter], ords[sorter]
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, meta: pa.Table) -> None:
-        self.con = con
+
+class StoredTexts:
+    """Texts of metadata rows, read from the ingest files in storage order (the dedup stage's TextSource):
+    file by file, ``batch_rows`` rows at a time, so each file holding a wanted row is read once."""
+
+    def __init__(self, meta: pa.Table, batch_rows: int) -> None:
         self.meta = meta
+        self.batch_rows = batch_rows
 
-    def __call__(self, rows: npt.NDArray[np.int64]) -> list[str]:
+    def __call__(self, rows: npt.NDArray[np.int64]) -> Iterator[tuple[npt.NDArray[np.int64], list[str]]]:
         if not len(rows):
-            return []
+            return
         wanted, files = _wanted(self.meta, rows)
-        self.con.register("wanted", wanted)
-        try:
-            texts: pa.Table = self.con.sql(
-                _JOIN.format(columns="article.text"), params={"files": files}
-            ).to_arrow_table()
-        finally:
-            self.con.unregister("wanted")
-        column = texts.column(0)
-        if len(column) != len(rows):
-            raise RuntimeError(f"asked for {len(rows)} texts, the ingest files gave {len(column)}: re-sign")
-        return [str(text) for text in column.to_pylist()]
+        given = 0
+        for file in files:
+            positions, ords = _file_positions(wanted, file)
+            first = 0
+            for batch in stream_batches(Path(file), ["text"], self.batch_rows):
+                low = int(np.searchsorted(positions, first))
+                high = int(np.searchsorted(positions, first + batch.num_rows))
+                if high > low:
+                    taken = batch.column(0).take(pa.array(positions[low:high] - first))
+                    yield ords[low:high], [str(text) for text in taken.to_pylist()]
+                    given += high - low
+                first += batch.num_rows
+        if given != len(rows):
+            raise RuntimeError(f"asked for {len(rows)} texts, the ingest files gave {given}: re-sign")
 
 
 def write_corpus(
-    meta: pa.Table, kept: npt.NDArray[np.int64], months: list[str], directory: Path, batch_rows: int
+    meta: pa.Table,
+    kept: npt.NDArray[np.int64],
+    months: list[str],
+    directory: Path,
+    batch_rows: int,
+    workers: int = 1,
 ) -> None:
     """``<directory>/<month>.parquet`` for every month: the ``kept`` rows (already in output order) of
     that publish month, full article columns, in row groups of ``batch_rows``; the folder is replaced
-    as a whole.
+    as a whole. Months are written on ``workers`` threads (reading, compressing and writing Parquet
+    release the GIL); each file is the same whichever thread writes it.
 
-    A bucket sort on disk, so memory holds one read batch and one bucket whatever the month's size:
-    pass 1 streams the month's ingest files and appends each kept row to the Arrow IPC spill file of
-    its bucket (``batch_rows`` consecutive output positions); pass 2 reads the buckets in order, puts
+    A bucket sort on disk, so memory holds one read batch and one bucket per thread whatever the month's
+    size: pass 1 streams the month's ingest files and appends each kept row to the Arrow IPC spill file
+    of its bucket (``batch_rows`` consecutive output positions); pass 2 reads the buckets in order, puts
     each in output order and writes it.
     """
     month_of_kept = np.asarray(meta.column("month").take(pa.array(kept)).to_numpy(zero_copy_only=False))
     with atomic_dir(directory) as staging, tempfile.TemporaryDirectory(prefix="almanac-dedup-") as spill:
-        for month in months:
+
+        def write_month(month: str) -> None:
             rows = kept[month_of_kept == month]
             target = staging / f"{month}.parquet"
             if not len(rows):
                 write_parquet(ARTICLE_SCHEMA.empty_table(), target)
-                continue
+                return
             buckets = _spill_buckets(meta, rows, Path(spill) / month, batch_rows)
             written = _write_buckets(buckets, target, batch_rows)
             if written != len(rows):
                 raise RuntimeError(f"{month}: {len(rows)} kept articles, the ingest files gave {written}")
+
+        with ThreadPoolExecutor(max(1, workers)) as pool:
+            for done in pool.map(write_month, months):  # re-raises a month's error here
+                del done
 
 
 def _spill_buckets(meta: pa.Table, rows: npt.NDArray[np.int64], folder: Path, batch_rows: int) -> list[Path]:
@@ -117,17 +113,13 @@ def _spill_buckets(meta: pa.Table, rows: npt.NDArray[np.int64], folder: Path, ba
     writers: dict[int, pa.ipc.RecordBatchFileWriter] = {}
     try:
         for file in files:
-            mine = wanted.filter(pc.equal(wanted.column("ingest_file"), file))
-            positions = mine.column("ingest_row").to_numpy()
-            ords = mine.column("ord").to_numpy()
-            sorter = np.argsort(positions)
-            positions, ords = positions[sorter], ords[sorter]
+            positions, ords = _file_positions(wanted, file)
             first = 0
             for batch in stream_batches(Path(file), ARTICLE_SCHEMA.names, batch_rows):
                 low = int(np.searchsorted(positions, first))
                 high = int(np.searchsorted(positions, first + batch.num_rows))
                 if high > low:
-                    taken = batch.cast(ARTICLE_SCHEMA).take(pa.array(positions[low:high] - first))
+                    taken = batch.take(pa.array(positions[low:high] - first)).cast(ARTICLE_SCHEMA)
                     taken = taken.append_column("ord", pa.array(ords[low:high]))
                     bucket_of = ords[low:high] // batch_rows
                     for bucket in np.unique(bucket_of):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,22 +125,57 @@ def signatures(texts: Sequence[str], config: MinHashConfig) -> U32:
     params = hash_params(config)
     result = np.full((len(texts), config.num_perm), SENTINEL, dtype=np.uint32)
     block = np.empty((config.num_perm, _BLOCK_SHINGLES), dtype=np.uint32)
+    for start, stop in _batches(texts):
+        hashes, counts = _shingle_hashes(texts[start:stop], config.ngram, params)
+        values = (hashes >> np.uint64(32)).astype(np.uint32)
+        _min_permuted(values, counts, params, block, result[start:stop])
+        start = stop
+    return result
+
+
+def _batches(texts: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """``[start, stop)`` ranges of ``texts`` of about ``_BATCH_CHARS`` characters (at least one text)."""
     start = 0
     while start < len(texts):
         stop, chars = start, 0
         while stop < len(texts) and (stop == start or chars + len(texts[stop]) <= _BATCH_CHARS):
             chars += len(texts[stop]) + 1
             stop += 1
-        values, counts = _shingle_values(texts[start:stop], config.ngram, params)
-        _min_permuted(values, counts, params, block, result[start:stop])
+        yield start, stop
         start = stop
-    return result
 
 
-def _shingle_values(
+def shingle_sets(texts: Sequence[str], config: MinHashConfig) -> tuple[U64, npt.NDArray[np.int64]]:
+    """The shingle set of each text as sorted distinct 64-bit shingle hashes, concatenated, and the
+    number of hashes of each text.
+
+    These are the hashes :func:`signatures` permutes (before keeping their top 32 bits), computed for a
+    whole batch of texts by numpy, with no Python call per shingle. Two distinct shingles of natural text
+    share a 64-bit hash with probability about 2^-64, so the Jaccard of two hash sets is the Jaccard of the
+    shingle sets (:func:`jaccard`); a text without words has the empty set.
+    """
+    params = hash_params(config)
+    parts: list[U64] = []
+    sizes: list[npt.NDArray[np.int64]] = []
+    for start, stop in _batches(texts):
+        hashes, counts = _shingle_hashes(texts[start:stop], config.ngram, params)
+        owner = np.repeat(np.arange(stop - start, dtype=np.int64), counts)
+        order = np.lexsort((hashes, owner))  # by text, then hash
+        hashes, owner = hashes[order], owner[order]
+        first = np.ones(len(hashes), dtype=bool)
+        first[1:] = (hashes[1:] != hashes[:-1]) | (owner[1:] != owner[:-1])
+        parts.append(hashes[first])
+        sizes.append(np.bincount(owner[first], minlength=stop - start).astype(np.int64))
+    if not parts:
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(parts), np.concatenate(sizes)
+
+
+def _shingle_hashes(
     texts: Sequence[str], ngram: int, params: HashParams
-) -> tuple[U32, npt.NDArray[np.int64]]:
-    """The 32-bit shingle values of each text, concatenated, and how many belong to each text."""
+) -> tuple[U64, npt.NDArray[np.int64]]:
+    """The 64-bit shingle hashes of each text (one per n-gram position), concatenated, and how many
+    belong to each text."""
     # Lower-casing happens per code point in _word_hashes, except where str.lower() is not a
     # per-character map (see _CONTEXTUAL_LOWER); those few texts are lower-cased here first.
     lowered = [text.lower() if _needs_full_lower(text) else text for text in texts]
@@ -176,8 +211,7 @@ def _shingle_values(
         before = (np.cumsum(full_counts) - full_counts)[short]
         combined = np.insert(combined, before, extra)
         full_counts[short] = 1
-    values = (mix64(combined) >> np.uint64(32)).astype(np.uint32)
-    return values, full_counts
+    return mix64(combined), full_counts
 
 
 def _word_hashes(joined: str, params: HashParams) -> tuple[npt.NDArray[np.intp], U64]:

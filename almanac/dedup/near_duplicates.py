@@ -7,7 +7,8 @@ them (almanac.dedup.banding) and decides with :func:`almanac.dedup.survivors.sel
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,8 +39,10 @@ class DedupConfig:
     docs_per_task: int = 2000  # in-memory dedup (questions): one Ray task signs this many texts
     sign_batch_rows: int = 4096  # dedup_signatures: texts signed and written per batch
     text_batch_rows: int = 4096  # dedup: texts held at once (verification) and rows per written row group
-    band_shards: int = 1  # ranges of band-hash values banded as separate parallel_map tasks (1 = in-process)
-    duckdb_memory: str = "256MB"  # dedup: DuckDB's memory limit while it reads candidate texts back
+    band_shards: int = 1  # groups of bands banded as separate parallel_map tasks (1 = in-process)
+    workers: int = (
+        0  # dedup: threads banding and hashing texts in the stage's process; 0 = every core it may use
+    )
 
     def __post_init__(self) -> None:
         if self.bands * self.rows > self.num_perm:
@@ -49,10 +52,13 @@ class DedupConfig:
         for name in ("docs_per_task", "sign_batch_rows", "text_batch_rows", "band_shards"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.workers < 0:
+            raise ValueError(f"workers must be >= 0, got {self.workers}")
 
     @property
     def select(self) -> SelectSettings:
-        return SelectSettings(self.ngram, self.threshold, self.band_shards, self.text_batch_rows)
+        workers = self.workers or len(os.sched_getaffinity(0))
+        return SelectSettings(self.ngram, self.threshold, self.band_shards, workers)
 
     @property
     def minhash(self) -> MinHashConfig:
@@ -138,8 +144,13 @@ def deduplicate(
     sigs = _signatures(articles.column("text").to_pylist(), config, ray_config)
     texts = articles.column("text")
 
-    def lookup(rows: npt.NDArray[np.int64]) -> list[str]:
-        return [str(text) for text in texts.take(pa.array(rows)).to_pylist()]
+    def lookup(rows: npt.NDArray[np.int64]) -> Iterator[tuple[npt.NDArray[np.int64], list[str]]]:
+        for start in range(0, len(rows), config.text_batch_rows):
+            chunk = rows[start : start + config.text_batch_rows]
+            yield (
+                np.arange(start, start + len(chunk)),
+                [str(text) for text in texts.take(pa.array(chunk)).to_pylist()],
+            )
 
     selection = select_survivors(
         meta,

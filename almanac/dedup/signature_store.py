@@ -22,13 +22,16 @@ import pyarrow.parquet as pq
 from almanac.core.io import PARQUET_COMPRESSION, TEMP_PREFIX, atomic_path
 from almanac.core.parallel import RayConfig, parallel_stream
 from almanac.core.schemas import TIMESTAMP
-from almanac.dedup.banding import band_hashes, empty_rows
+from almanac.dedup.banding import BandFile, band_hashes, empty_rows
 from almanac.dedup.minhash import MinHashConfig, signatures
 
 # The article columns signing reads; the text is dropped once signed.
 _READ = ["id", "text", "publish_date", "publish_month", "source_file", "source_offset"]
 # The columns dedup needs besides the signature (everything but the text).
 META_COLUMNS = ["id", "month", "publish_date", "source", "ingest_file", "ingest_row"]
+# Held dictionary-encoded by dedup: one of a few paths repeated on every row (the ingest file's path
+# alone is ~45 bytes an article as a plain string, 4 bytes as a dictionary index).
+_REPEATED = ("ingest_file",)
 
 
 def signature_schema(num_perm: int) -> pa.Schema:
@@ -151,17 +154,23 @@ class SignedCorpus:
     """What dedup holds for every article of every crawl month: metadata, band hashes, empty flags."""
 
     meta: pa.Table  # META_COLUMNS, in reading order
-    hashes: npt.NDArray[np.uint64]  # (rows, bands)
+    hashes: BandFile  # (rows, bands), band-major on local disk
     empty: npt.NDArray[np.bool_]  # rows whose text has no word
 
 
 def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_rows: int) -> SignedCorpus:
     """Band hashes of every signature file, read ``batch_rows`` signatures at a time (the signatures
-    themselves are never all in memory: only ``bands * 8`` bytes per article stay)."""
+    are never all in memory, and the band hashes go to a band-major file on local disk)."""
     schema = signature_schema(num_perm)
     meta_schema = pa.schema([schema.field(name) for name in META_COLUMNS])
+    held_schema = pa.schema(
+        [
+            field.with_type(pa.dictionary(pa.int32(), field.type)) if field.name in _REPEATED else field
+            for field in meta_schema
+        ]
+    )
     total = sum(pq.ParquetFile(path).metadata.num_rows for path in paths)
-    hashes = np.empty((total, bands), dtype=np.uint64)  # filled in place: never a second copy
+    hashes = BandFile(total, bands)  # on disk: banding reads one band's column at a time
     empty = np.empty(total, dtype=bool)
     metas: list[pa.RecordBatch] = []
     start = 0
@@ -171,12 +180,16 @@ def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_r
             raise ValueError(f"signatures have {width // 4} values, params say num_perm={num_perm}: re-sign")
         sigs = signature_matrix(batch.column("signature"), num_perm)
         stop = start + batch.num_rows
-        hashes[start:stop] = band_hashes(sigs, bands, rows)
+        hashes.write(start, band_hashes(sigs, bands, rows))
         empty[start:stop] = empty_rows(sigs)
         # Parquet keeps second timestamps as milliseconds: back to the schema's unit
-        metas.append(batch.select(META_COLUMNS).cast(meta_schema))
+        held = batch.select(META_COLUMNS).cast(meta_schema)
+        for name in _REPEATED:
+            index = held.schema.get_field_index(name)
+            held = held.set_column(index, held_schema.field(name), pc.dictionary_encode(held.column(index)))
+        metas.append(held)
         start = stop
-    meta = pa.Table.from_batches(metas, meta_schema) if metas else meta_schema.empty_table()
+    meta = pa.Table.from_batches(metas, held_schema) if metas else held_schema.empty_table()
     return SignedCorpus(meta, hashes, empty)
 
 

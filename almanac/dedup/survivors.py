@@ -3,13 +3,11 @@
 The policy is the one dedup always had: articles published outside the months in scope are dropped;
 of copies with one id (same canonical URL and text) the earliest (publish date, then id, then reading
 order) stays; of a cluster of verified near-duplicates the earliest (publish date, then id) stays.
-Texts are read only for the documents of candidate pairs, ``text_batch_rows`` documents at a time.
+Texts are read only for the documents of candidate pairs, once each (almanac.dedup.verify).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,14 +16,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig
-from almanac.core.progress import Bar, progress
 from almanac.core.rejects import TableLedger
-from almanac.dedup.banding import Pairs, candidate_pairs
+from almanac.dedup.banding import BandColumns, Pairs, as_columns, candidate_pairs
 from almanac.dedup.cluster import resolve_clusters
-from almanac.dedup.minhash import shingles
-
-# Texts of rows of the metadata table, by row position, in the order asked.
-TextLookup = Callable[[npt.NDArray[np.int64]], list[str]]
+from almanac.dedup.verify import TextSource, VerifySettings, verify_pairs
 
 
 @dataclass(frozen=True)
@@ -38,11 +32,11 @@ class Selection:
 
 def select_survivors(
     meta: pa.Table,
-    hashes: npt.NDArray[np.uint64],
+    hashes: npt.NDArray[np.uint64] | BandColumns,
     empty: npt.NDArray[np.bool_],
     months: list[str],
     settings: SelectSettings,
-    texts: TextLookup,
+    texts: TextSource,
     ledger: TableLedger,
     ray_config: RayConfig,
 ) -> Selection:
@@ -66,8 +60,8 @@ def select_survivors(
     keys = pa.table({"date": meta.column("publish_date").take(rows), "id": meta.column("id").take(rows)})
     rows = rows[pc.sort_indices(keys, [("date", "ascending"), ("id", "ascending")]).to_numpy()]
     del keys
-    pairs = _candidates(hashes, empty, rows, settings.shards, ray_config)
-    verified = _verify(pairs, rows, texts, settings)
+    pairs = _candidates(hashes, empty, rows, settings, ray_config)
+    verified = verify_pairs(pairs, lambda documents: texts(rows[documents]), settings.verify)
     # ``rows`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
     # key: resolve_clusters runs over the documents of verified pairs only, keyed by their index.
     nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
@@ -122,20 +116,21 @@ def _first_copies(
 
 
 def _candidates(
-    hashes: npt.NDArray[np.uint64],
+    hashes: npt.NDArray[np.uint64] | BandColumns,
     empty: npt.NDArray[np.bool_],
     rows: npt.NDArray[np.int64],
-    shards: int,
+    settings: SelectSettings,
     ray_config: RayConfig,
 ) -> Pairs:
     """Candidate pairs as indices into ``rows``, found on the full hash matrix (no copy of it): rows not
     in ``rows`` are excluded, and each pair is renumbered and put back in (i, j) order."""
-    excluded = np.ones(len(hashes), dtype=bool)
+    count = as_columns(hashes).shape[0]
+    excluded = np.ones(count, dtype=bool)
     excluded[rows] = False
     excluded |= empty
-    found = candidate_pairs(hashes, excluded, shards, ray_config)
+    found = candidate_pairs(hashes, excluded, settings.shards, ray_config, settings.workers)
     del excluded
-    inverse = np.full(len(hashes), -1, dtype=np.int64)
+    inverse = np.full(count, -1, dtype=np.int64)
     inverse[rows] = np.arange(len(rows), dtype=np.int64)
     renumbered = inverse[found]
     renumbered.sort(axis=1)
@@ -146,62 +141,12 @@ def _candidates(
 class SelectSettings:
     ngram: int
     threshold: float
-    shards: int  # ranges of band-hash values, one parallel_map task each (1 = in this process)
-    text_batch_rows: int  # documents whose texts are held at once during verification
+    shards: int  # groups of bands, one parallel_map task each (1 = in this process)
+    workers: int = 1  # threads of this process banding and hashing texts
 
-
-def _verify(
-    pairs: Pairs, rows: npt.NDArray[np.int64], texts: TextLookup, settings: SelectSettings
-) -> npt.NDArray[np.float64]:
-    """Rows ``(i, j, jaccard)`` of the candidate pairs whose exact shingle Jaccard reaches the threshold.
-
-    Pairs are taken in (i, j) order, in batches whose documents number at most ``text_batch_rows``
-    (a pair needs both of its texts at once, so a batch has at least two)."""
-    verified: list[tuple[int, int, float]] = []
-    bar: Bar[None] = progress(desc="jaccard of candidate pairs", unit="pair", total=len(pairs))
-    start = 0
-    while start < len(pairs):
-        stop, members = start, set[int]()
-        while stop < len(pairs):
-            pair = (int(pairs[stop, 0]), int(pairs[stop, 1]))
-            if len(members) + sum(doc not in members for doc in pair) > max(2, settings.text_batch_rows):
-                break
-            members.update(pair)
-            stop += 1
-        documents = np.array(sorted(members), dtype=np.int64)
-        prints = {
-            int(doc): shingle_fingerprints(text, settings.ngram)
-            for doc, text in zip(documents, texts(rows[documents]), strict=True)
-        }
-        for left, right in pairs[start:stop]:
-            similarity = fingerprint_jaccard(prints[int(left)], prints[int(right)])
-            if similarity >= settings.threshold:
-                verified.append((int(left), int(right), similarity))
-        bar.update(stop - start)
-        start = stop
-    bar.close()
-    return np.array(verified, dtype=np.float64).reshape(-1, 3)
-
-
-def shingle_fingerprints(text: str, ngram: int) -> npt.NDArray[np.bytes_]:
-    """The shingle set of ``text`` as sorted 128-bit BLAKE2b digests of its shingles.
-
-    16 bytes a shingle instead of a Python string in a set (~100 bytes), so a batch of texts fits in
-    memory. Two shingles share a digest with probability 2^-128, the standard article ids already rely on
-    (same id = same URL and text), so the Jaccard of two digest sets is the Jaccard of the shingle sets.
-    """
-    digests = sorted(
-        hashlib.blake2b(shingle.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        for shingle in shingles(text, ngram)
-    )
-    return np.array(digests, dtype="S16")
-
-
-def fingerprint_jaccard(left: npt.NDArray[np.bytes_], right: npt.NDArray[np.bytes_]) -> float:
-    """|a & b| / |a | b| of two sorted digest arrays; two empty sets score 0, as in minhash.jaccard."""
-    common = len(np.intersect1d(left, right, assume_unique=True))
-    union = len(left) + len(right) - common
-    return common / union if union else 0.0
+    @property
+    def verify(self) -> VerifySettings:
+        return VerifySettings(self.ngram, self.threshold, self.workers)
 
 
 def _mask(values: pa.ChunkedArray | pa.Array) -> npt.NDArray[np.bool_]:
