@@ -21,8 +21,8 @@ from typing import Any
 import pyarrow as pa
 from tqdm import tqdm
 
+from almanac.core.markdown import markdown_table
 from almanac.core.metrics import is_timing_key
-from almanac.reports.markdown import markdown_table
 from almanac.reports.revisions import RevisionReader, ValueChange, params_and_metrics
 from almanac.reports.styles import STYLES, DatasetStyle, TableKey, get_style
 
