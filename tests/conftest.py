@@ -22,3 +22,12 @@ def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = make_project(tmp_path_factory.mktemp("sample") / "project", ray__executor="serial")
     dvc(["repro"], project)
     return project
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The test order is shuffled (pytest-randomly); name its seed at the end too, where -q shows it."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int):
+        terminalreporter.write_line(
+            f"random test order: --randomly-seed={seed} repeats it (-p no:randomly: file order)"
+        )

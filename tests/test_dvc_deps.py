@@ -61,7 +61,7 @@ def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     # core/io.py: every stage writes through it (core.layout.paths imports it), so every stage reruns.
     assert changed_by("almanac/core/io.py") == set(expanded())
     # The Markdown helpers: the statistics, funnel and report stages only.
-    report_stages = {name.partition("@")[0] for name in changed_by("almanac/reports/markdown.py")}
+    report_stages = {name.partition("@")[0] for name in changed_by("almanac/core/markdown.py")}
     assert report_stages == {
         "corpus_stats", "event_stats", "gdelt_stats", "foresight_funnel", "futuresim_funnel",
         "openforesight_report", "openforecast_report", "mirai_report",

@@ -18,10 +18,11 @@ from almanac.check.openforesight import RetrievalContext, check_openforesight, s
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import corpus_chunk_days, cutoff_months, own_article_containment
 from almanac.core import layout
+from almanac.core.field_roles import prompt_fields
 from almanac.core.ids import content_id
 from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
 from almanac.crossstyle.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
-from almanac.reports.visibility import prompt_fields
+from almanac.foresight.schema import FIELD_ROLES as OPENFORESIGHT_ROLES
 
 STYLES = ("openforesight", "openforecast", "mirai", "futuresim", "futurex")
 ALL = "all"
@@ -88,7 +89,7 @@ def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir
                     texts.column("url").to_pylist(), texts.column("text").to_pylist(), strict=True
                 ):
                     articles[str(url)]["text"] = text
-    fields = prompt_fields("openforesight")
+    fields = prompt_fields(OPENFORESIGHT_ROLES)
     retrieval = None if splits_dir is not None else _retrieval(root, pattern, params)
     return check_openforesight(
         rows, split_months(params), articles, fields, month, retrieval, source_disjoint(params)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from almanac.core.field_roles import Role
 from almanac.core.schemas import TIMESTAMP
 from almanac.wiki.ingest import SECTION_TYPE
 
@@ -79,3 +80,34 @@ TIMELINE_SCHEMA = pa.schema(
         pa.field("models", pa.list_(pa.string()), nullable=False),  # models that wrote the timeline
     ]
 )
+
+# What a forecaster sees of a released OpenForecast sample (every task): the role of each column.
+# Undeclared columns are provenance (almanac/core/field_roles.py).
+FIELD_ROLES: dict[str, Role] = {
+    # The timeline up to the cut, the cut day and the task's question with its options.
+    "cut_date": "prompt",
+    "background": "prompt",
+    "question": "prompt",
+    "argument": "prompt",
+    "options": "prompt",
+    "candidate": "prompt",
+    "target": "answer",
+    "targets": "answer",
+    "answer": "answer",
+    "answer_index": "answer",
+    "answer_label": "answer",
+    "label": "answer",
+    # Wikipedia titles are written after the fact ("Assassination of ..."), so not shown.
+    "ce_title": "provenance",
+    "sample_id": "provenance",
+    "task": "provenance",
+    "split": "provenance",
+    "ce_id": "provenance",
+    "origin": "provenance",
+    "topic": "provenance",
+    "targets_trimmed": "provenance",
+    "negatives_discarded": "provenance",
+    "mcnc_sample_id": "provenance",
+    "model": "provenance",
+    "prompt_version": "provenance",
+}

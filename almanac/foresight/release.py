@@ -15,10 +15,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from almanac.foresight.schema import RELEASED_COLUMNS
-from almanac.reports.visibility import Role, prompt_fields, with_roles
+from almanac.core.field_roles import Role, prompt_fields, with_roles
+from almanac.foresight.schema import FIELD_ROLES, RELEASED_COLUMNS
 
-STYLE = "openforesight"
 DATE_COLUMNS = ("question_start_date", "resolution_date", "article_publish_date")
 PROMPT_COLUMNS: dict[str, Role] = {"prompt": "prompt", "prompt_without_retrieval": "prompt"}
 NEWSPLEASE_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"  # news-please writes date_publish / date_download so
@@ -105,7 +104,7 @@ def released_questions(
     ``prompt`` holds the prompt with the retrieved articles of the question (``retrieval`` by
     question_id) when there are any, else the same text as ``prompt_without_retrieval``.
     """
-    required = ("question_id", *prompt_fields(STYLE))
+    required = ("question_id", *prompt_fields(FIELD_ROLES))
     missing = [name for name in required if name not in table.column_names]
     if missing:
         raise ValueError(f"openforesight split rows lack the prompt columns {missing}")
@@ -132,7 +131,7 @@ def released_questions(
         ]
         + [pa.field(name, pa.string(), nullable=False) for name in PROMPT_COLUMNS]
     )
-    return with_roles(pa.Table.from_pylist(rows, schema=schema), STYLE, PROMPT_COLUMNS)
+    return with_roles(pa.Table.from_pylist(rows, schema=schema), {**FIELD_ROLES, **PROMPT_COLUMNS})
 
 
 def newsplease_articles(table: pa.Table) -> pa.Table:

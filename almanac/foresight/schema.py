@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from almanac.core.field_roles import Role
 from almanac.core.schemas import TIMESTAMP
 
 QUESTION_SCHEMA = pa.schema(
@@ -70,3 +71,29 @@ RELEASED_COLUMNS = (
     "generator_model",
     "validator_model",
 )
+
+# What a forecaster sees of a released OpenForesight row: the role of each column.
+# Undeclared columns are provenance (almanac/core/field_roles.py).
+FIELD_ROLES: dict[str, Role] = {
+    # OpenForesight's forecaster prompt: the question, its background, how it resolves, and "today".
+    "question_title": "prompt",
+    "background": "prompt",
+    "resolution_criteria": "prompt",
+    "question_start_date": "prompt",
+    "answer": "answer",
+    "answer_type": "answer",
+    "answer_class": "answer",
+    # The day the outcome became known (clamped to the article date): it tells when the event
+    # happened, so it is not shown; the deadline a forecaster needs is written in the title.
+    "resolution_date": "answer",
+    "question_id": "provenance",
+    "url": "provenance",
+    "article_title": "provenance",
+    "article_publish_date": "provenance",
+    "news_source": "provenance",
+    "article_id": "provenance",
+    "split": "provenance",
+    "cross_question_leak": "provenance",
+    "generator_model": "provenance",
+    "validator_model": "provenance",
+}

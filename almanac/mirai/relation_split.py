@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from almanac.core.field_roles import Role
 from almanac.core.months import MONTH_NAMES, parse_month
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
@@ -71,6 +72,28 @@ QUERY_SCHEMA = pa.schema(
         pa.field("horizons", pa.list_(HORIZON), nullable=False),  # last_history_date = date - days
     ]
 )
+
+# What a forecaster sees of a released MIRAI query: the role of each column.
+# Undeclared columns are provenance (almanac/core/field_roles.py).
+FIELD_ROLES: dict[str, Role] = {
+    "date": "prompt",
+    "date_text": "prompt",
+    "subject": "prompt",
+    "object": "prompt",
+    "query": "prompt",
+    "horizons": "prompt",
+    "answers": "answer",
+    "answers_by_root": "answer",
+    "answer_roots": "answer",
+    "query_id": "provenance",
+    "month": "provenance",
+    "subject_region": "provenance",
+    "object_region": "provenance",
+    # Counted over the answer day's events, so they describe the outcome: not shown.
+    "num_daily_mentions": "provenance",
+    "n_articles": "provenance",
+    "urls": "provenance",
+}
 
 
 def month_window(month: str) -> tuple[date, date]:

@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from almanac.core.io import read_parquet, write_json
 from almanac.core.layout import gdelt_quads
+from almanac.core.markdown import markdown_table
 from almanac.core.params import load_params, parse_section
 from almanac.mirai.baseline import BaselineConfig, History, baseline_predictions, read_history
 from almanac.mirai.cameo import (
@@ -55,7 +56,6 @@ from almanac.mirai.predictions import (
     load_predictions,
     read_answer,
 )
-from almanac.reports.markdown import markdown_table
 
 KL_EPSILON = 1e-10
 SET_METRICS = ("precision", "recall", "f1")

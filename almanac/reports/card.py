@@ -12,10 +12,10 @@ from typing import Any
 
 import yaml
 
+from almanac.core.markdown import markdown_table
 from almanac.llm.prompts import load_prompt
 from almanac.reports.authorship import OFFLINE, UNKNOWN, RoleAuthor, role_authors
 from almanac.reports.card_text import CARD_TEXTS, CardText
-from almanac.reports.markdown import markdown_table
 from almanac.reports.model import Report
 from almanac.reports.styles import DatasetStyle, TableKey
 from almanac.reports.visibility import ROLES, fields_with_role

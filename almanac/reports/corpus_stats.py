@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from almanac.reports.markdown import markdown_table
+from almanac.core.markdown import markdown_table
 from almanac.reports.views import parquet_view
 
 WORD_COUNT_BINS = (100, 200, 400, 800, 1600, 3200)

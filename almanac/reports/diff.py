@@ -19,8 +19,8 @@ from typing import Any
 import pyarrow as pa
 from tqdm import tqdm
 
+from almanac.core.markdown import markdown_table
 from almanac.reports.diff_metrics import cell_value, metrics_section, short_text, shown_metrics
-from almanac.reports.markdown import markdown_table
 from almanac.reports.revisions import RevisionReader, ValueChange, params_and_metrics
 from almanac.reports.styles import STYLES, DatasetStyle, TableKey, get_style
 

@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from almanac.core.markdown import markdown_table
 from almanac.core.metrics import is_timing_key
-from almanac.reports.markdown import markdown_table
 from almanac.reports.revisions import ValueChange
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import duckdb
 
+from almanac.core.markdown import markdown_table
 from almanac.events.samples import SPLITS, TASKS
-from almanac.reports.markdown import markdown_table
 from almanac.reports.views import parquet_view
 
 ORIGINS = ("wikipedia", "wcep")

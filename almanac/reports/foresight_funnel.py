@@ -14,10 +14,10 @@ from typing import Any
 
 import duckdb
 
+from almanac.core.markdown import markdown_table
 from almanac.foresight.recipe import RECIPE
 from almanac.foresight.split import SPLITS
 from almanac.reports.funnel import FunnelStep, chained_records
-from almanac.reports.markdown import markdown_table
 from almanac.reports.views import parquet_view
 
 # The Table-1 stages, in the recipe's order (almanac.foresight.recipe is the one place it is written).

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
+from almanac.core.markdown import markdown_table
 from almanac.futuresim.recipe import RECIPE
 from almanac.reports.foresight_funnel import split_rows
 from almanac.reports.funnel import FunnelStep, chained_funnel, chained_records
-from almanac.reports.markdown import markdown_table
 
 # The question filters of the recipe (the corpus export before them counts articles, not questions).
 QUESTION_FILTERS: Final = ("futuresim_repair", "futuresim_answerability")

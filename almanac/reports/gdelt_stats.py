@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from almanac.core.markdown import markdown_table
 from almanac.mirai.cameo import (
     QUAD_MAPPINGS,
     QUAD_NAMES,
@@ -26,7 +27,6 @@ from almanac.mirai.cameo import (
     relation_name,
 )
 from almanac.mirai.relation_split import UNKNOWN_REGION
-from almanac.reports.markdown import markdown_table
 from almanac.reports.views import parquet_view, sql_path, table_view
 
 COUNT_COLUMNS = (

@@ -16,12 +16,12 @@ from pathlib import Path, PurePosixPath
 import yaml
 
 from almanac.core.layout import report_dir
+from almanac.core.markdown import markdown_table
 from almanac.events.recipe import RECIPE as OPENFORECAST
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
 from almanac.mirai.steps import RECIPE as MIRAI
 from almanac.pipeline.corpus import CCNEWS_INGEST, DEDUP
 from almanac.pipeline.declare import Stage
-from almanac.reports.markdown import markdown_table
 from almanac.reports.styles import SPLIT_ORDER, STYLES, DatasetStyle, split_files
 
 # Each style's stages, from its recipe (the declarations in order): the corpus stages, its steps, its reports.

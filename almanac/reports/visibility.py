@@ -1,100 +1,32 @@
-"""What a forecaster sees: the role of every released field, per dataset style, declared once.
+"""What a forecaster sees, per dataset style: each style's declared field roles, looked up by style name.
 
-A released record mixes three kinds of fields. ``prompt`` fields are what a forecaster (a person or a
-model) is shown; they must not reveal the outcome, so the invariant checker scans them for the answer.
-``answer`` fields are the outcome and everything that points at it. ``provenance`` fields say where a
-record came from (ids, source article, split, models); they are not shown either, because a source
-article's title or URL often states the outcome outright.
-
-The table below is the single source: the published Parquet files carry each column's role as field
-metadata (``role``), the dataset card renders it, and ``almanac check`` imports ``prompt_fields``.
+The roles themselves are declared beside each style's schema and the metadata mechanics live in
+``almanac/core/field_roles.py`` (see its docstring for what ``prompt``, ``answer`` and ``provenance``
+mean). This module is the reports' view by style name (aliases accepted): the published Parquet files
+carry each column's role as field metadata (``role``) and the dataset card renders it.
 A column not listed is provenance: unknown fields are kept out of a prompt, never put in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
 
 import pyarrow as pa
 
+from almanac.core import field_roles
+from almanac.core.field_roles import ROLE_KEY as ROLE_KEY
+from almanac.core.field_roles import ROLES as ROLES
+from almanac.core.field_roles import Role as Role
+from almanac.core.field_roles import roles_of as roles_of
+from almanac.events.schema import FIELD_ROLES as OPENFORECAST_ROLES
+from almanac.foresight.schema import FIELD_ROLES as OPENFORESIGHT_ROLES
+from almanac.mirai.relation_split import FIELD_ROLES as MIRAI_ROLES
 from almanac.reports.styles import get_style
 
-Role = Literal["prompt", "answer", "provenance"]
-ROLES: tuple[Role, ...] = ("prompt", "answer", "provenance")
-ROLE_KEY = b"role"
-
 FIELD_ROLES: dict[str, dict[str, Role]] = {
-    "openforesight": {
-        # OpenForesight's forecaster prompt: the question, its background, how it resolves, and "today".
-        "question_title": "prompt",
-        "background": "prompt",
-        "resolution_criteria": "prompt",
-        "question_start_date": "prompt",
-        "answer": "answer",
-        "answer_type": "answer",
-        "answer_class": "answer",
-        # The day the outcome became known (clamped to the article date): it tells when the event
-        # happened, so it is not shown; the deadline a forecaster needs is written in the title.
-        "resolution_date": "answer",
-        "question_id": "provenance",
-        "url": "provenance",
-        "article_title": "provenance",
-        "article_publish_date": "provenance",
-        "news_source": "provenance",
-        "article_id": "provenance",
-        "split": "provenance",
-        "cross_question_leak": "provenance",
-        "generator_model": "provenance",
-        "validator_model": "provenance",
-    },
-    "openforecast": {
-        # The timeline up to the cut, the cut day and the task's question with its options.
-        "cut_date": "prompt",
-        "background": "prompt",
-        "question": "prompt",
-        "argument": "prompt",
-        "options": "prompt",
-        "candidate": "prompt",
-        "target": "answer",
-        "targets": "answer",
-        "answer": "answer",
-        "answer_index": "answer",
-        "answer_label": "answer",
-        "label": "answer",
-        # Wikipedia titles are written after the fact ("Assassination of ..."), so not shown.
-        "ce_title": "provenance",
-        "sample_id": "provenance",
-        "task": "provenance",
-        "split": "provenance",
-        "ce_id": "provenance",
-        "origin": "provenance",
-        "topic": "provenance",
-        "targets_trimmed": "provenance",
-        "negatives_discarded": "provenance",
-        "mcnc_sample_id": "provenance",
-        "model": "provenance",
-        "prompt_version": "provenance",
-    },
-    "mirai": {
-        "date": "prompt",
-        "date_text": "prompt",
-        "subject": "prompt",
-        "object": "prompt",
-        "query": "prompt",
-        "horizons": "prompt",
-        "answers": "answer",
-        "answers_by_root": "answer",
-        "answer_roots": "answer",
-        "query_id": "provenance",
-        "month": "provenance",
-        "subject_region": "provenance",
-        "object_region": "provenance",
-        # Counted over the answer day's events, so they describe the outcome: not shown.
-        "num_daily_mentions": "provenance",
-        "n_articles": "provenance",
-        "urls": "provenance",
-    },
+    "openforesight": OPENFORESIGHT_ROLES,
+    "openforecast": OPENFORECAST_ROLES,
+    "mirai": MIRAI_ROLES,
 }
 
 
@@ -104,29 +36,18 @@ def _roles(style: str) -> dict[str, Role]:
 
 def prompt_fields(style: str) -> tuple[str, ...]:
     """The released split columns a forecaster is shown, in declaration order (aliases accepted)."""
-    return tuple(name for name, role in _roles(style).items() if role == "prompt")
+    return field_roles.prompt_fields(_roles(style))
 
 
 def fields_with_role(style: str, role: Role) -> tuple[str, ...]:
-    return tuple(name for name, declared in _roles(style).items() if declared == role)
+    return field_roles.fields_with_role(_roles(style), role)
 
 
 def field_role(style: str, column: str) -> Role:
     """The declared role of ``column``; undeclared columns are provenance (never shown)."""
-    return _roles(style).get(column, "provenance")
+    return field_roles.field_role(_roles(style), column)
 
 
 def with_roles(table: pa.Table, style: str, extra: Mapping[str, Role] | None = None) -> pa.Table:
     """``table`` with a ``role`` entry in every field's metadata (``extra`` for derived columns)."""
-    declared = {**_roles(style), **(extra or {})}
-    fields = []
-    for item in table.schema:
-        metadata = dict(item.metadata or {})
-        metadata[ROLE_KEY] = declared.get(item.name, "provenance").encode()
-        fields.append(item.with_metadata(metadata))
-    return table.cast(pa.schema(fields, metadata=table.schema.metadata))
-
-
-def roles_of(schema: pa.Schema) -> dict[str, str]:
-    """Column -> role as written in a published file's field metadata ("" when a field has none)."""
-    return {item.name: (item.metadata or {}).get(ROLE_KEY, b"").decode() for item in schema}
+    return field_roles.with_roles(table, {**_roles(style), **(extra or {})})

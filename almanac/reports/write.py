@@ -8,9 +8,9 @@ import io
 from pathlib import Path
 
 from almanac.core.io import write_text
+from almanac.core.markdown import markdown_table
 from almanac.core.metrics import write_metrics
 from almanac.reports.figures import render_figure, render_panel
-from almanac.reports.markdown import markdown_table
 from almanac.reports.model import Report, Series, Table
 
 

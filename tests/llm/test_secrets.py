@@ -11,6 +11,7 @@ import pytest
 
 from almanac.core.io import write_json, write_parquet
 from almanac.core.rejects import StageLedger
+from almanac.foresight.llm_tasks import QGEN  # registers the task run below: alone, nothing else would
 from almanac.llm.cache import LLMCache
 from almanac.llm.client import run_requests
 from almanac.llm.registry import TaskItem
@@ -59,7 +60,7 @@ def test_key_is_used_but_never_written(
                     },
                 )
             ]
-            task_results = run_task(role, "qgen", items, cache, ledger, PROMPTS_DIR)
+            task_results = run_task(role, QGEN.name, items, cache, ledger, PROMPTS_DIR)
     finally:
         logging.getLogger().removeHandler(handler)
         handler.close()
