@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support import sample_build as sample
 
 # No test may touch the network: the Hugging Face libraries (card parsing, `datasets` loading published
 # folders) must stay offline. Set before either library is imported, since both read these at import.
@@ -14,11 +17,41 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
-@pytest.fixture(scope="session")
-def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled sample built once by `dvc repro` in a scratch project; copy it before changing it."""
-    from tests.support.project import dvc, make_project
+def _needs_sample(item: pytest.Item) -> bool:
+    return sample.FIXTURE in getattr(item, "fixturenames", ())
 
-    project = make_project(tmp_path_factory.mktemp("sample") / "project", ray__executor="serial")
-    dvc(["repro"], project)
-    return project
+
+@pytest.hookimpl(trylast=True)  # after any shuffling plugin: it still shuffles within each of the two groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests on the built sample run last, so the build (started at collection) overlaps everything else.
+    Among them, the ones marked `rebuilds` (a long `dvc repro` of their own) go first, so that on several
+    workers the longest work starts earliest."""
+    rest = [item for item in items if not _needs_sample(item)]
+    built = [item for item in items if _needs_sample(item)]
+    built.sort(key=lambda item: item.get_closest_marker("rebuilds") is None)  # stable: keeps the order else
+    items[:] = rest + built
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.option.collectonly or not any(map(_needs_sample, session.items)):
+        return
+    sample.start_if_needed(session.config._tmp_path_factory.getbasetemp())  # the run's own tmp_path root
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER") and hasattr(session.config, "_tmp_path_factory"):
+        sample.stop_if_running(session.config._tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Path:
+    """The bundled sample built once per run by `dvc repro` in a scratch project (shared by xdist workers);
+    copy it before changing it (`shutil.copytree(sample_build, target, symlinks=True)`)."""
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+
+    def show(line: str) -> None:  # past pytest's capture: the run says what it waits for
+        with capture.global_and_fixture_disabled():
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+
+    return sample.wait_for_build(tmp_path_factory.getbasetemp(), show)
