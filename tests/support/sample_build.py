@@ -12,6 +12,7 @@ Run as `python -m tests.support.sample_build ROOT` it is the build itself: ROOT/
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -77,21 +78,29 @@ def wait_for_build(basetemp: Path, show: Callable[[str], None]) -> Path:
     shown = 0
     started = time.monotonic()
     while not (root / "done").exists():
-        if (
-            (root / "failed").exists()
-            or not _alive(root)
-            or time.monotonic() - started > TIMEOUT_SECONDS
-        ):
+        if (root / "failed").exists() or not _alive(root) or time.monotonic() - started > TIMEOUT_SECONDS:
             tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
             raise RuntimeError(f"the sample build failed (log: {log}):\n{tail}")
         if log.exists():
             lines = log.read_text(errors="replace").splitlines()
-            for line in lines[shown:]:
-                if line.startswith("Running stage"):
-                    show(f"sample build [{time.monotonic() - started:5.0f} s]: {line.rstrip(':')}")
+            for number, line in enumerate(lines[shown:], start=shown):
+                if line.startswith("Running stage") and _first_to_show(root, number):
+                    # The build's age, not this wait's: it started when the claim was made.
+                    since = time.time() - (root / "claimed").stat().st_mtime
+                    show(f"sample build [{since:4.0f} s]: {line.rstrip(':')}")
             shown = len(lines)
         time.sleep(POLL_SECONDS)
     return root / "project"
+
+
+def _first_to_show(root: Path, number: int) -> bool:
+    """Of the workers waiting, one shows each line (the first to claim it)."""
+    (root / "shown").mkdir(exist_ok=True)
+    try:
+        os.close(os.open(root / "shown" / str(number), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
 
 
 def _alive(root: Path) -> bool:
@@ -106,7 +115,11 @@ def build(root: Path) -> int:
     project = make_project(root / "project", ray__executor="serial")
     started = time.monotonic()
     done = subprocess.run([str(BIN / "dvc"), "repro"], cwd=project, env=env(), check=False)
-    print(f"sample build: dvc repro exited {done.returncode} after {time.monotonic() - started:.0f} s")
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(
+        f"sample build: dvc repro exited {done.returncode} after {time.monotonic() - started:.0f} s"
+        f" ({used.ru_utime + used.ru_stime:.0f} s CPU)"
+    )
     (root / ("done" if done.returncode == 0 else "failed")).write_text(f"{done.returncode}\n")
     return done.returncode
 
