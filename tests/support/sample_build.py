@@ -7,6 +7,8 @@ here starts it (an O_EXCL claim file), and every worker waits for the same `done
 wait prints the build's stage lines as they come, so the run is never silent while it waits.
 
 Run as `python -m tests.support.sample_build ROOT` it is the build itself: ROOT/project, log in ROOT/build.log.
+To run the whole-pipeline tests again on a build you have (the edit-test loop of a test, not of the code it
+tests), set ALMANAC_TEST_SAMPLE_BUILD=ROOT of a finished build: nothing is built then.
 """
 
 from __future__ import annotations
@@ -27,8 +29,13 @@ POLL_SECONDS = 1.0
 TIMEOUT_SECONDS = 3600  # far above any sample build; a hung build fails its tests instead of the whole run
 
 
+REUSE = "ALMANAC_TEST_SAMPLE_BUILD"  # a finished build's folder (this module's ROOT) to test again, unbuilt
+
+
 def shared_root(basetemp: Path) -> Path:
     """One folder for the whole run: an xdist worker's basetemp is a subfolder of the controller's."""
+    if os.environ.get(REUSE):
+        return Path(os.environ[REUSE])  # tests copy the project before changing it, so it stays as built
     root = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
     return root / "sample-build"
 
@@ -58,7 +65,7 @@ def start_if_needed(basetemp: Path) -> None:
 def stop_if_running(basetemp: Path) -> None:
     """At the end of the run (the process that owns the shared folder): stop a build nobody waited for."""
     pid_file = shared_root(basetemp) / "pid"
-    if not pid_file.is_file():
+    if os.environ.get(REUSE) or not pid_file.is_file():  # a reused build is not this run's to stop
         return
     pid = int(pid_file.read_text())
     try:
