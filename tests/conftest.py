@@ -9,12 +9,34 @@ from pathlib import Path
 import pytest
 
 from tests.support import sample_build as sample
+from tests.support.heartbeat import Heartbeat
 
 # No test may touch the network: the Hugging Face libraries (card parsing, `datasets` loading published
 # folders) must stay offline. Set before either library is imported, since both read these at import.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+_heartbeat: Heartbeat | None = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Between pytest's captures (after the conftests loaded, before collection), so fd 2 is the real one."""
+    global _heartbeat
+    if session.config.pluginmanager.hasplugin("dsession") or session.config.option.collectonly:
+        return  # the xdist controller runs no test; its workers beat
+    _heartbeat = Heartbeat()
+
+
+def pytest_runtest_logstart(nodeid: str) -> None:
+    if _heartbeat is not None:
+        _heartbeat.begin(nodeid)
+
+
+def pytest_runtest_logfinish() -> None:
+    if _heartbeat is not None:
+        _heartbeat.end()
 
 
 def _needs_sample(item: pytest.Item) -> bool:
@@ -53,5 +75,7 @@ def sample_build(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.
         with capture.global_and_fixture_disabled():
             sys.stderr.write(line + "\n")
             sys.stderr.flush()
+        if _heartbeat is not None:
+            _heartbeat.said_something()
 
     return sample.wait_for_build(tmp_path_factory.getbasetemp(), show)
