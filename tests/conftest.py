@@ -58,6 +58,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if session.config.option.collectonly or not any(map(_needs_sample, session.items)):
         return
     sample.start_if_needed(session.config._tmp_path_factory.getbasetemp())  # the run's own tmp_path root
+    # The build is the run's longest chain (the tests on it wait for it): where the cores are busy, the
+    # tests (this process and what it starts) yield to it. Lowering one's own priority needs no privilege.
+    os.nice(sample.TESTS_NICENESS)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -16,9 +16,10 @@ HEARTBEAT_SECONDS = 40.0
 
 
 class Heartbeat:
-    def __init__(self, every: float = HEARTBEAT_SECONDS) -> None:
+    def __init__(self, every: float = HEARTBEAT_SECONDS, stream: int | None = None) -> None:
         self.every = every
-        self.stream = os.dup(2)  # the real stderr: made at session start, between pytest's captures
+        # The real stderr by default: made at session start, between pytest's captures.
+        self.stream = os.dup(2) if stream is None else stream
         self.worker = os.environ.get("PYTEST_XDIST_WORKER", "")
         self.lock = threading.Lock()
         self.test: str | None = None
@@ -42,7 +43,7 @@ class Heartbeat:
 
     def _beat(self) -> None:
         while True:
-            time.sleep(1.0)
+            time.sleep(min(1.0, self.every / 4))
             with self.lock:
                 now = time.monotonic()
                 if self.test is None or now - self.last_said < self.every:

@@ -26,6 +26,7 @@ from tests.support.project import BIN, ROOT, env, make_project
 
 FIXTURE = "sample_build"
 POLL_SECONDS = 1.0
+TESTS_NICENESS = 5  # the tests' priority below the build's, which started before they lowered it
 TIMEOUT_SECONDS = 3600  # far above any sample build; a hung build fails its tests instead of the whole run
 
 
