@@ -7,13 +7,17 @@ PYTHON ?= python3
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: setup repro test test-fast lint bench clean-data ray-up ray-down
+.PHONY: setup dag repro test test-fast lint bench clean-data ray-up ray-down
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml requirements.lock scripts/setup.sh
 	PYTHON=$(PYTHON) bash scripts/setup.sh
 	touch $(STAMP)
+
+# dvc.yaml is rendered from the stage declarations (almanac/pipeline/): run after editing one, or code imports.
+dag: setup
+	python -m almanac.cli dag
 
 repro: setup
 	dvc repro
@@ -52,8 +56,9 @@ bench: setup
 
 # One local Ray runtime for a whole `dvc repro` (README "Ray"): 127.0.0.1 only, token auth, recorded in
 # .ray/cluster.json; stages join it when params.yaml says `ray.address: auto`. ray-down stops only it.
+RAY_NODES ?= 1  # `make ray-up RAY_NODES=2`: a head and a worker raylet on this machine (multi-node trial)
 ray-up: setup
-	python -m almanac.core.ray_cli up
+	python -m almanac.core.ray_cli up --nodes $(RAY_NODES)
 
 ray-down:
 	python -m almanac.core.ray_cli down

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     # `score` hands every option after it to the scorer it names (mirai, futurex), which parses them itself.
     args, score_args = parser.parse_known_args(argv)
-    if score_args and args.command != "score":
+    if score_args and args.command not in ("score", "simulate"):
         parser.error(f"unrecognized arguments: {' '.join(score_args)}")
     args.score_args = score_args
     from almanac.core.errors import debug_enabled, describe
@@ -46,8 +47,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+# What `almanac --help` tells a user (the module docstring above is for the people who work on it).
+DESCRIPTION = textwrap.fill(
+    "Look at, check, compare and publish the forecasting datasets that `dvc repro` builds: which months "
+    "are built, leak checks, diffs between two revisions, dataset cards and scoring. Run it from the "
+    "repository root; `almanac COMMAND --help` lists a command's options.",
+    width=88,
+)
+EPILOG = """examples:
+  almanac status                           what is built, rows by split and month
+  almanac check all                        every leak invariant over the released rows
+  almanac diff HEAD~1 HEAD                 rows, params and metrics that changed
+  almanac publish openforesight all --out out/openforesight-all
+  almanac score mirai --queries data/mirai/queries/2025-05.parquet --baseline --out out/baseline.json
+
+Build or rebuild the data with `dvc repro` (or `make repro`); out/ is git-ignored."""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="almanac", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="almanac",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--params", default="params.yaml", help="params file (default: params.yaml)")
     parser.add_argument(
         "--debug", action="store_true", help="show the traceback of a failure (also ALMANAC_DEBUG=1)"
@@ -55,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     styles = list(STYLE_NAMES)
 
-    status = commands.add_parser("status", help="what is built for which months")
+    status = commands.add_parser(
+        "status", help="what is built for which months, and the released rows by split and month"
+    )
     status.add_argument("--check", action="store_true", help="also run `dvc status` (slower)")
     status.set_defaults(run=_status)
 
@@ -97,7 +122,14 @@ def _parser() -> argparse.ArgumentParser:
         "--split", action="append", help="limit to a split (repeatable): train, validation, test"
     )
     diff.add_argument("--build-missing", action="store_true", help="rebuild a revision not in the DVC cache")
-    diff.add_argument("--examples", type=int, default=20, help="example rows per change kind (default 20)")
+    diff.add_argument("--examples", type=int, default=3, help="example rows per change kind (default 3)")
+    diff.add_argument(
+        "--metrics",
+        choices=["summary", "all"],
+        default="summary",
+        help="summary (default): every metric when at most 20 differ, else the changed keys per file and"
+        " the largest changes (about 30 lines); all: every metric that differs",
+    )
     diff.add_argument(
         "--timings",
         action="store_true",
@@ -151,16 +183,51 @@ def _parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     score.set_defaults(run=_score)
+
+    simulate = commands.add_parser(
+        "simulate",
+        help="replay the FutureSim question set day by day with an agent and score it (--help for options)",
+        add_help=False,
+    )
+    simulate.set_defaults(run=_simulate)
+
+    dag = commands.add_parser("dag", help="render dvc.yaml from the stage declarations (almanac/pipeline/)")
+    dag.add_argument("--check", action="store_true", help="exit 1 if dvc.yaml differs from the rendering")
+    dag.add_argument("--out", type=Path, default=Path("dvc.yaml"), help="file to write (default: dvc.yaml)")
+    dag.set_defaults(run=_dag)
     return parser
+
+
+def _dag(args: argparse.Namespace) -> int:
+    from almanac.pipeline.render import render_project
+
+    rendered = render_project()
+    current = args.out.read_text(encoding="utf-8") if args.out.is_file() else None
+    if args.check:
+        if current != rendered:
+            print(f"almanac dag: {args.out} is not the rendering of almanac/pipeline/; run `almanac dag`")
+            return 1
+        print(f"{args.out}: up to date")
+        return 0
+    if current != rendered:
+        from almanac.core.io import atomic_path
+
+        with atomic_path(args.out) as temp:
+            temp.write_text(rendered, encoding="utf-8")
+    print(f"{args.out}: {'unchanged' if current == rendered else 'rendered'}")
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:
     from almanac.core.params import load_params, months_in_scope
-    from almanac.reports.status import dvc_changed_stages, month_status, status_markdown
+    from almanac.reports.status import dvc_changed_stages, month_status, released_rows, status_markdown
+    from almanac.reports.styles import STYLES
 
     params = load_params(args.params)
+    months = months_in_scope(params)
     changed = dvc_changed_stages(Path(".")) if args.check else None
-    print(status_markdown(month_status(months_in_scope(params), changed=changed), args.check), end="")
+    released = {name: released_rows(style) for name, style in STYLES.items()}
+    print(status_markdown(month_status(months, changed=changed), args.check, released, months), end="")
     return 0
 
 
@@ -251,6 +318,7 @@ def _diff(args: argparse.Namespace) -> int:
         build_missing=args.build_missing,
         max_examples=args.examples,
         timings=args.timings,
+        metrics_all=args.metrics == "all",
     )
     if args.out:
         from almanac.core.io import write_text
@@ -353,6 +421,12 @@ def _score(args: argparse.Namespace) -> int:
         rest = rest[1:]
     # The global --params first, so a --params after `score` wins.
     return score_main(["--params", args.params, *rest], prog="almanac score mirai")
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from almanac.futuresim.simulate.cli import main as simulate_main
+
+    return simulate_main(["--params", args.params, *args.score_args], prog="almanac simulate")
 
 
 if __name__ == "__main__":

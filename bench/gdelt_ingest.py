@@ -121,8 +121,9 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=20, help="times the real file is repeated")
     parser.add_argument("--out", default="bench/results/gdelt_ingest.json")
     args = parser.parse_args()
-    if not REAL.exists():
-        raise SystemExit(f"real GDELT sample not found: {REAL}")
+    if not REAL.exists():  # as the tests that read it: a clone without ../shared skips, in one line
+        print(f"bench.gdelt_ingest: skipped: the real GDELT sample {REAL} is not present in this checkout")
+        return
     seconds: dict[str, float] = {}
     counts: dict[str, tuple[int, int]] = {}
     with TemporaryDirectory() as scratch:

@@ -93,7 +93,7 @@ def main() -> None:
         timed(
             "ingest_all_files_ray",
             seconds,
-            lambda: parallel_map(ingest_file, tasks, RayConfig(min_seconds=0)),
+            lambda: parallel_map(ingest_file, tasks, RayConfig(min_bytes=0)),
         )
     per_thousand = 1000 / args.records
     report = {

@@ -1,9 +1,11 @@
 """LLM client throughput and cache cost against the loopback server (``python -m bench.llm``).
 
-1. Throughput: N requests at 100 ms simulated latency with 32 in flight. The ceiling is
-   concurrency / latency = 320 requests/s; we report the achieved fraction (target >= 0.9), next to
-   the obvious alternative measured in the same run: a bare ``AsyncOpenAI`` + semaphore loop (no
-   cache, no retries, no accounting), so the ratio shows what the layer's bookkeeping costs.
+1. Throughput: N requests at 100 ms simulated latency with 64 in flight (and 16). The ceiling is
+   concurrency / latency = 640 requests/s; we report the achieved fraction (target >= 0.95 at 64 on
+   2 cores), next to the obvious alternative measured in the same run: a bare ``AsyncOpenAI`` +
+   semaphore loop (no cache, no retries, no accounting). On a shared machine wall rates move with the
+   load, so the figure to compare is the client's CPU per call (process CPU time / calls; target
+   <= 0.5 ms), which the server, in its own process, does not add to.
 2. Cache: per-call cost of a lookup (single-key ``get`` and batched ``get_many``) in a cache of
    10,000 answers, the cost of committing one answer, and a fully cached rerun end to end.
 Results are printed and written to ``bench/results/llm.json``.
@@ -31,8 +33,8 @@ from almanac.llm.config import RoleConfig
 from almanac.llm.request import LLMRequest
 
 LATENCY_S = 0.1
-CONCURRENCY = 32
-REQUESTS = 960  # 30 waves of 32
+CONCURRENCY = 64
+REQUESTS = 1920  # 30 waves of 64
 CACHE_ENTRIES = 10_000
 RESULTS = Path("bench/results/llm.json")
 
@@ -80,7 +82,9 @@ def throughput(workdir: Path, concurrency: int, n: int) -> dict[str, Any]:
     with server_process(LATENCY_S) as url:
         role = RoleConfig(backend="openai", model="m", base_url=url, max_concurrency=concurrency, name="b")
         asyncio.run(bare_client(url, concurrency, concurrency))  # warm imports and the server's threads
+        bare_cpu = time.process_time()
         bare_s = asyncio.run(bare_client(url, n, concurrency))
+        bare_cpu_s = time.process_time() - bare_cpu
         with LLMCache(workdir / f"throughput{concurrency}.sqlite") as cache:
             run_requests(role, requests("warm", concurrency), cache)
             started, cpu = time.perf_counter(), time.process_time()
@@ -102,7 +106,8 @@ def throughput(workdir: Path, concurrency: int, n: int) -> dict[str, Any]:
         "bare_client_rps": round(n / bare_s, 1),
         "bare_fraction_of_ideal": round(n / bare_s / ideal, 3),
         "layer_vs_bare": round(bare_s / layer_s, 3),
-        "client_cpu_ms_per_call": round(cpu_s / n * 1e3, 2),
+        "client_cpu_ms_per_call": round(cpu_s / n * 1e3, 3),
+        "bare_client_cpu_ms_per_call": round(bare_cpu_s / n * 1e3, 3),
         "cached_rerun_s": round(rerun_s, 4),
         "cached_rerun_us_per_request": round(rerun_s / n * 1e6, 1),
     }
@@ -140,18 +145,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         report = {
             "throughput": throughput(Path(tmp), CONCURRENCY, REQUESTS),
-            "throughput_half_load": throughput(Path(tmp), CONCURRENCY // 2, REQUESTS // 2),
+            "throughput_quarter_load": throughput(Path(tmp), CONCURRENCY // 4, REQUESTS // 4),
             "cache": cache_costs(Path(tmp)),
         }
     write_json(report, RESULTS)
-    for name in ("throughput", "throughput_half_load"):
+    for name in ("throughput", "throughput_quarter_load"):
         t = report[name]
         print(
             f"{t['concurrency']} in flight at {t['latency_s'] * 1000:.0f} ms: {t['layer_rps']} req/s = "
             f"{t['layer_fraction_of_ideal']:.1%} of {t['ideal_rps']:.0f} (bare AsyncOpenAI loop: "
             f"{t['bare_client_rps']} req/s = {t['bare_fraction_of_ideal']:.1%}; "
             f"layer/bare = {t['layer_vs_bare']};"
-            f" client CPU {t['client_cpu_ms_per_call']} ms/call)"
+            f" client CPU {t['client_cpu_ms_per_call']} ms/call, bare {t['bare_client_cpu_ms_per_call']})"
         )
     t, c = report["throughput"], report["cache"]
     print(

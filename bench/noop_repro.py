@@ -68,6 +68,10 @@ def main() -> int:
     parser.add_argument("--project", type=Path, default=Path("."), help="a built project (default: .)")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    reason = not_built(args.project)
+    if reason:  # `make bench` in a fresh clone: a "no-op" repro would be the whole build
+        print(f"bench.noop_repro: skipped: {reason}")
+        return 0
     results: dict[str, Any] = {"runs": args.runs, "stages": _stage_count(args.project), "commands": {}}
     for name, command in commands().items():
         walls, cpus, peaks = [], [], []
@@ -93,6 +97,18 @@ def main() -> int:
     print(f"libyaml speed-up of a no-op repro: {slow / fast:.2f}x ({results['stages']} stages)")
     write_json(results, RESULTS)
     return 0
+
+
+def not_built(project: Path) -> str:
+    """Why a no-op repro cannot be timed here ("" when it can): no dvc.lock, or `dvc status` finds
+    stages to run (a clone before `make repro`, or a param changed since)."""
+    if not (project / "dvc.lock").is_file():
+        return f"{project.resolve()} has no dvc.lock; run `make repro` first"
+    dvc = Path(sys.executable).parent / "dvc"
+    status = subprocess.run([str(dvc), "status", "--quiet"], cwd=project, capture_output=True)
+    if status.returncode != 0:
+        return "the sample is not built or not up to date (`dvc status`); run `make repro` first"
+    return ""
 
 
 def _stage_count(project: Path) -> int:

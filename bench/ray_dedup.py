@@ -16,8 +16,8 @@ and peak RSS, sampled every 0.1 s, of the driver alone and summed with every Ray
 (raylet, GCS, workers; Ray's shared object store pages count once per process that maps them, so the
 sum over-reports). ``--docs`` sets the base size; ``--large`` adds 10x (200k), which takes minutes.
 The per-stage overhead saved by one runtime per ``dvc repro`` is ``ray_private.start_s`` minus
-``ray_project.start_s``. The threshold decision of the default params (``ray.min_seconds``) is
-reported too: the first chunk's in-process time x the number of chunks.
+``ray_project.start_s``. The threshold decision of the default params (``ray.min_items`` and
+``ray.min_bytes``, from the chunks' input size) is reported too.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from almanac.core.io import write_json
-from almanac.core.parallel import RayConfig, init_ray, parallel_map
+from almanac.core.parallel import RayConfig, init_ray, item_bytes, parallel_map
 from almanac.core.params import load_params, parse_section
 from almanac.core.ray_cluster import read_cluster, start_cluster, stop_cluster
 from almanac.dedup.minhash import MinHashConfig, signatures
@@ -95,8 +95,8 @@ def run_one(executor: str, corpus: Path) -> dict[str, Any]:
     chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
     config = {
         "in_process": RayConfig(executor="serial"),
-        "ray_private": RayConfig(min_seconds=0),
-        "ray_project": RayConfig(address="auto", min_seconds=0),
+        "ray_private": RayConfig(min_bytes=0),
+        "ray_project": RayConfig(address="auto", min_bytes=0),
     }[executor]
     node_pids = [node.pid for node in read_cluster().nodes] if executor == "ray_project" else []
     sign = functools.partial(signatures, config=minhash)  # importable by Ray workers (no bench import)
@@ -120,21 +120,20 @@ def run_one(executor: str, corpus: Path) -> dict[str, Any]:
     }
 
 
-def pilot_estimate(corpus: Path) -> dict[str, Any]:
-    """What the default params decide: first chunk timed in-process x chunks, against ray.min_seconds."""
+def threshold_decision(corpus: Path) -> dict[str, Any]:
+    """What the default params decide for the signing chunks: their count and input bytes vs the floors."""
     params = load_params(ROOT / "params.yaml")
     ray_config = parse_section(RayConfig, params, "ray")
     dedup = parse_section(DedupConfig, params, "dedup")
     texts = pq.read_table(corpus).column("text").to_pylist()
-    minhash = MinHashConfig(num_perm=dedup.num_perm, ngram=dedup.ngram, seed=dedup.seed)
-    started = time.perf_counter()
-    signatures(texts[: dedup.docs_per_task], minhash)
-    chunks = -(-len(texts) // dedup.docs_per_task)
-    estimate = (time.perf_counter() - started) * chunks
+    step = dedup.docs_per_task
+    chunks = [texts[start : start + step] for start in range(0, len(texts), step)]
+    size = sum(item_bytes(chunk) for chunk in chunks)
     return {
-        "estimated_in_process_s": round(estimate, 1),
-        "min_seconds": ray_config.min_seconds,
-        "default_params_use_ray": bool(chunks >= ray_config.min_items and estimate >= ray_config.min_seconds),
+        "chunks": len(chunks),
+        "input_bytes": size,
+        "min_bytes": ray_config.min_bytes,
+        "default_params_use_ray": not ray_config.runs_in_process(len(chunks), size),
     }
 
 
@@ -168,7 +167,7 @@ def bench_size(docs: int, seed: int, scratch: Path, cluster_root: Path) -> dict[
     runs["per_stage_overhead_saved_s"] = round(
         runs["ray_private"]["start_s"] - runs["ray_project"]["start_s"], 2
     )
-    runs["threshold"] = pilot_estimate(corpus)
+    runs["threshold"] = threshold_decision(corpus)
     corpus.unlink()
     return runs
 

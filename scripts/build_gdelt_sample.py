@@ -21,6 +21,16 @@ cooperation, 10-14 verbal conflict, 15-20 material conflict, as in the real expo
   before its DATEADDED, a SOURCEURL reused on a later day, a missing actor country, a same-country
   group, regional actors (EUR, AFR), Romania's CAMEO code ROM (ISO ROU), EventRootCode "--".
 * a few SOURCEURLs that are articles of the bundled CC-News sample (one with a utm_ parameter).
+* history: for each candidate group from the month's third day on, the same pair (same direction) on one
+  or two earlier days of the month (never the first, whose quiet event is a planted case), with the
+  group's first relation and sometimes a second one, each quad 52-90 mentions from one URL: in the
+  database (>= 50 mentions) but never a candidate (at most two URLs a day, each quad < 100 mentions).
+  Real pairs that make a heavy day have been in the news before; without this the frequency baseline
+  (`almanac score mirai --baseline`) has no history to read and scores 0. Drawn from their own RNG
+  (``HISTORY_SEED``), as are their export and mentions fields, so every other event keeps its lines.
+* companions: about half the one-relation candidate groups after the month's first day get a second
+  relation on their day (52-90 mentions, one URL, a page in the archive), so a released query can have
+  more than one answer (without it every admitted query had exactly one).
 * background events with few mentions; in 2025-05, one file with malformed lines (a cut-short row,
   NumMentions "1O", a Latin-1 byte in a URL) and a mentions row with 15 fields.
 
@@ -76,6 +86,9 @@ from sample_gdelt.events import (  # scripts/sample_gdelt/: found as the script'
 from sample_gdelt.page_archive import build_pages
 
 SEED = 6
+HISTORY_SEED = (
+    "gdelt-sample-history"  # history quads (and their fields): the main RNG's draws stay as they were
+)
 BASE_URL = "http://data.gdeltproject.org/gdeltv2/"
 
 
@@ -121,7 +134,48 @@ def split_total(rng: random.Random, total: int, parts: int, least: int = 3) -> l
     return [size - 1 + least for size in sizes]
 
 
-def build_month(month: str, rng: random.Random) -> list[Slot]:
+def history_url(
+    builder: MonthBuilder, history_rng: random.Random, day: date, pair: tuple[str, str], relation: str
+) -> str:
+    builder.url_counter += 1
+    names = [COUNTRIES[code][1] for code in pair]
+    words = "-".join([*names, SLUG_WORDS.get(relation[:2], "report")]).lower().replace(" ", "-")
+    return (
+        f"https://{history_rng.choice(OUTLETS)}/{day:%Y/%m/%d}/{words.replace(',', '')}-{builder.url_counter}"
+    )
+
+
+def add_history(
+    builder: MonthBuilder,
+    history_rng: random.Random,
+    groups: list[tuple[date, str, str, list[str]]],
+    used: set[tuple[date, str, str]],
+) -> None:
+    """Earlier quads of each candidate group's pair, and companions of one-relation groups (see the
+    module docstring), filed on their own day: one URL per quad, so a history day holds at most two URLs
+    and can never become a candidate."""
+    for day, subject, obj, relations in groups:
+        if len(relations) == 1 and day != builder.dates[0] and history_rng.random() < 0.5:
+            companion = history_rng.choice(sorted(r for r in RELATIONS if r[:2] != relations[0][:2]))
+            url = history_url(builder, history_rng, day, (subject, obj), companion)
+            builder.add(
+                Event(day, subject, obj, companion, history_rng.randint(52, 90), url, history=True), slot=0
+            )
+        earlier = [other for other in builder.dates[1:] if other < day and (other, subject, obj) not in used]
+        if not earlier:
+            continue
+        for other in sorted(history_rng.sample(earlier, min(len(earlier), history_rng.choice((1, 2))))):
+            used.add((other, subject, obj))
+            kept = relations[:1]
+            if relations[1:] and history_rng.random() < 0.5:
+                kept.append(history_rng.choice(relations[1:]))
+            for relation in kept:
+                url = history_url(builder, history_rng, other, (subject, obj), relation)
+                event = Event(other, subject, obj, relation, history_rng.randint(52, 90), url, history=True)
+                builder.add(event, slot=0)
+
+
+def build_month(month: str, rng: random.Random, history_rng: random.Random) -> list[Slot]:
     builder = MonthBuilder(month, rng)
     d = builder.dates
     countries = sorted(COUNTRIES)
@@ -152,6 +206,7 @@ def build_month(month: str, rng: random.Random) -> list[Slot]:
             builder.add(event, added=added)
 
     # Candidate groups: 5 per day, each relation quad > 50 mentions, the group >= 100 from >= 5 URLs.
+    groups: list[tuple[date, str, str, list[str]]] = []
     for index in range(30):
         day = d[index % len(d)]
         subject, obj = dyad(day, "ROM" if index == 7 else None)
@@ -159,6 +214,7 @@ def build_month(month: str, rng: random.Random) -> list[Slot]:
         shape = rng.choice((1, 2, 2, 3))
         relations = [first, *rng.sample([r for r in RELATIONS if r[:2] != first[:2]], shape - 1)]
         events: list[Event] = []
+        groups.append((day, subject, obj, relations))
         if shape == 1:
             events += builder.quad(day, subject, obj, first, rng.randint(100, 170), rng.randint(5, 7))
         else:
@@ -211,6 +267,7 @@ def build_month(month: str, rng: random.Random) -> list[Slot]:
         relation = rng.choice(sorted(RELATIONS))
         url = builder.url(day, subject, obj, relation)
         add_all([Event(event_day, subject, obj, relation, rng.randint(1, 12), url)], added=day)
+    add_history(builder, history_rng, groups, used)
     # Lines the ingest must reject or repair, in the third file of 2025-05.
     if month == "2025-05":
         slot = [slot for day in d for slot in builder.slots[day]][2]
@@ -232,11 +289,13 @@ def assign_ids(months: list[list[Slot]]) -> None:
                     next_id += 1
 
 
-def write_slot(rng: random.Random, slot: Slot) -> dict[str, bytes]:
+def write_slot(rng: random.Random, history_rng: random.Random, slot: Slot) -> dict[str, bytes]:
     stamp = slot.stamp.strftime("%Y%m%d%H%M%S")
     events = sorted(slot.events, key=lambda e: e.global_id)
-    export = b"".join(export_line(rng, event, slot.stamp) for event in events)
-    mentions = [line for event in events for line in mention_lines(rng, event, slot.stamp)]
+    export = b"".join(export_line(history_rng if e.history else rng, e, slot.stamp) for e in events)
+    mentions = [
+        line for e in events for line in mention_lines(history_rng if e.history else rng, e, slot.stamp)
+    ]
     if any(event.damage for event in events):
         mentions.append("\t".join(mentions[0].split("\t")[:15]))  # a mentions row with 15 fields
     mentions_bytes = ("\n".join(mentions) + "\n").encode()
@@ -252,12 +311,13 @@ def master_line(name: str, data: bytes) -> str:
 
 def build(out: Path) -> dict[str, bytes]:
     rng = random.Random(SEED)
-    months = [build_month(month, rng) for month in MONTH_DATES]
+    history_rng = random.Random(HISTORY_SEED)
+    months = [build_month(month, rng, history_rng) for month in MONTH_DATES]
     assign_ids(months)
     files: dict[str, bytes] = {}
     for slots in months:
         for slot in slots:
-            files.update(write_slot(rng, slot))
+            files.update(write_slot(rng, history_rng, slot))
     # Lines that must be ignored: other months and GKG files (their bytes are not shipped).
     ignored: dict[str, bytes] = {}
     for stamp in ("20250228234500", "20250331234500"):

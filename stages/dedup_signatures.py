@@ -12,6 +12,7 @@ import time
 
 from almanac.core.layout import dedup_signatures, ingest_articles_dir, metrics_path
 from almanac.core.metrics import write_metrics
+from almanac.core.parallel import RayConfig
 from almanac.core.params import parse_section
 from almanac.core.stage import end_stage, parse_stage_args
 from almanac.dedup.near_duplicates import DedupConfig
@@ -28,7 +29,9 @@ def main() -> int:
     if not source.is_dir():
         print(f"{STAGE}: no ingest output {source}; run ccnews_ingest@{args.month} first", file=sys.stderr)
         return 1
-    signed = sign_crawl_month(source, dedup_signatures(args.month), config.minhash, config.sign_batch_rows)
+    ray_config = parse_section(RayConfig, params, "ray")
+    target = dedup_signatures(args.month)
+    signed = sign_crawl_month(source, target, config.minhash, config.sign_batch_rows, ray_config)
     metrics = {
         "stage": STAGE,
         "items_in": signed,

@@ -15,6 +15,7 @@ from almanac.foresight.answer_filter import STAGE, filter_answer_types
 from almanac.foresight.answer_types import AnswerTypeConfig
 from almanac.foresight.question_filters import apply_question_filters
 from almanac.foresight.stage_io import read_questions, write_month
+from almanac.pipeline.foresight import ANSWER_TYPE, LEAKAGE
 
 
 def main() -> int:
@@ -24,9 +25,9 @@ def main() -> int:
     config = parse_section(AnswerTypeConfig, foresight, "answer_type")
     articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
     texts = dict(zip(articles.column("id").to_pylist(), articles.column("text").to_pylist(), strict=True))
-    questions, ledger = filter_answer_types(read_questions("leakage", args.month), texts, config)
+    questions, ledger = filter_answer_types(read_questions(LEAKAGE, args.month), texts, config)
     questions = apply_question_filters(questions, foresight.get("question_filters") or {}, ledger)
-    write_month(questions, ledger, "answer_type", args.month, started)
+    write_month(questions, ledger, ANSWER_TYPE, args.month, started)
     return 0
 
 

@@ -15,6 +15,7 @@ from almanac.foresight.records import article_index
 from almanac.foresight.stage_io import read_questions, write_month
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config
+from almanac.pipeline.foresight import ANSWER_TYPE, DATES
 
 
 def main() -> int:
@@ -25,9 +26,9 @@ def main() -> int:
     articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = check_dates(
-            read_questions("answer_type", args.month), articles, args.month, config, llm, cache
+            read_questions(ANSWER_TYPE, args.month), articles, args.month, config, llm, cache
         )
-    write_month(questions, ledger, "dates", args.month, started)
+    write_month(questions, ledger, DATES, args.month, started)
     return 0
 
 

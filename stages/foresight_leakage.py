@@ -11,6 +11,7 @@ from almanac.foresight.leakage import STAGE, LeakageConfig, fix_leakage
 from almanac.foresight.stage_io import read_questions, write_month
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config
+from almanac.pipeline.foresight import LEAKAGE, SELECT
 
 
 def main() -> int:
@@ -19,8 +20,8 @@ def main() -> int:
     config = parse_section(LeakageConfig, params.get("foresight") or {}, "leakage")
     llm = parse_llm_config(params)
     with LLMCache(llm.cache_path) as cache:
-        questions, ledger = fix_leakage(read_questions("select", args.month), config, llm, cache)
-    write_month(questions, ledger, "leakage", args.month, started)
+        questions, ledger = fix_leakage(read_questions(SELECT, args.month), config, llm, cache)
+    write_month(questions, ledger, LEAKAGE, args.month, started)
     return 0
 
 

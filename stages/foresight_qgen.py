@@ -14,6 +14,7 @@ from almanac.foresight.generate import STAGE, QgenConfig, generate_questions
 from almanac.foresight.stage_io import write_month
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config
+from almanac.pipeline.foresight import QGEN
 
 
 def main() -> int:
@@ -32,7 +33,7 @@ def main() -> int:
     articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = generate_questions(articles, config, llm, cache)
-    write_month(questions, ledger, "qgen", args.month, started)
+    write_month(questions, ledger, QGEN, args.month, started)
     return 0
 
 

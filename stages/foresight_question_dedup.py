@@ -14,6 +14,7 @@ from almanac.core.params import months_in_scope, parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.foresight.question_dedup import STAGE, QuestionDedupConfig, deduplicate_questions
 from almanac.foresight.stage_io import read_questions
+from almanac.pipeline.foresight import DATES
 
 
 def main() -> int:
@@ -22,7 +23,7 @@ def main() -> int:
     months = months_in_scope(params)
     config = parse_section(QuestionDedupConfig, params.get("foresight") or {}, "question_dedup")
     ray_config = parse_section(RayConfig, params, "ray")
-    questions = pa.concat_tables([read_questions("dates", month) for month in months])
+    questions = pa.concat_tables([read_questions(DATES, month) for month in months])
     kept, ledger = deduplicate_questions(questions, config, ray_config)
     write_month_partitions(kept, question_dedup_dir(), months, "month")
     finish_stage(ledger, started, question_dedup_rejects(), metrics_path(STAGE))

@@ -16,6 +16,7 @@ from almanac.foresight.stage_io import read_questions, write_month
 from almanac.foresight.validate import JudgeConfig
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config
+from almanac.pipeline.foresight import SELECT, VALIDATE
 
 
 def main() -> int:
@@ -25,8 +26,8 @@ def main() -> int:
     llm = parse_llm_config(params)
     articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))
     with LLMCache(llm.cache_path) as cache:
-        questions, ledger = select_best(read_questions("validate", args.month), articles, config, llm, cache)
-    write_month(questions, ledger, "select", args.month, started)
+        questions, ledger = select_best(read_questions(VALIDATE, args.month), articles, config, llm, cache)
+    write_month(questions, ledger, SELECT, args.month, started)
     return 0
 
 

@@ -15,6 +15,7 @@ from almanac.foresight.stage_io import read_questions, write_month
 from almanac.foresight.validate import STAGE, JudgeConfig, validate_questions
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import parse_llm_config, warn_self_preference
+from almanac.pipeline.foresight import QGEN, VALIDATE
 
 
 def main() -> int:
@@ -25,10 +26,8 @@ def main() -> int:
     warn_self_preference(llm, judge=config.role)
     articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))
     with LLMCache(llm.cache_path) as cache:
-        questions, ledger = validate_questions(
-            read_questions("qgen", args.month), articles, config, llm, cache
-        )
-    write_month(questions, ledger, "validate", args.month, started)
+        questions, ledger = validate_questions(read_questions(QGEN, args.month), articles, config, llm, cache)
+    write_month(questions, ledger, VALIDATE, args.month, started)
     return 0
 
 

@@ -6,10 +6,11 @@ import sys
 import time
 
 from almanac.core.io import read_json, read_parquet, write_text
-from almanac.core.layout import futurex_tiers_dir, metrics_path, stats_report
+from almanac.core.layout import futurex_tiers_dir, stats_report
 from almanac.core.metrics import write_metrics
 from almanac.core.stage import end_stage, parse_stage_args
 from almanac.futurex.schema import LEVELS
+from almanac.pipeline.futurex import EVENTS, FILTER, TIERS
 from almanac.reports.futurex_stats import stats_markdown, tier_stats
 
 STAGE = "futurex_stats"
@@ -25,9 +26,9 @@ def main() -> int:
     ]
     stats = tier_stats(
         rows,
-        read_json(metrics_path("futurex_events")),
-        read_json(metrics_path("futurex_filter")),
-        read_json(metrics_path("futurex_tiers")),
+        read_json(EVENTS.metrics_file()),
+        read_json(FILTER.metrics_file()),
+        read_json(TIERS.metrics_file()),
     )
     write_metrics(stats, stats_report(STAGE, ".json"))
     write_text(stats_markdown(stats), stats_report(STAGE))

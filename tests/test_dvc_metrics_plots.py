@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from almanac.core.layout import report_summary
-from almanac.core.layout.stages import DVC_METRICS, DVC_PLOTS, REPORT_PANELS, REPORT_SERIES
+from almanac.pipeline.finals import DVC_METRICS, DVC_PLOTS, REPORT_PANELS, REPORT_SERIES
 from tests.support.project import ROOT, dvc, run
 from tests.test_layout_dvc import DVC, DVC_FILE, EXPANDED, _paths
 

@@ -1,4 +1,4 @@
-"""Every stage of dvc.yaml against the layout table (almanac.core.layout.stages.STAGES), path by path.
+"""Every stage of dvc.yaml against the stage declarations (almanac.pipeline.dag.BY_NAME), path by path.
 
 Outputs: each ``outs`` / ``metrics`` / ``plots`` entry of a stage (per month for a foreach stage) is the path
 the table gives for that stage and month, and the reverse. Data deps: each dep under data/ or reports/ is
@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from almanac.core.layout import raw_inputs
-from almanac.core.layout.stages import DVC_METRICS, DVC_PLOTS, REPORT_SERIES, STAGES, stage_outputs
+from almanac.pipeline.dag import BY_NAME as STAGES
+from almanac.pipeline.finals import DVC_METRICS, DVC_PLOTS, REPORT_SERIES
 
 ROOT = Path(__file__).resolve().parents[1]
 DVC_FILE = yaml.safe_load((ROOT / "dvc.yaml").read_text())
@@ -56,7 +57,8 @@ def _paths(definition: dict[str, Any], kind: str, item: str) -> list[str]:
 
 
 def _layout(name: str, item: str, kind: str) -> list[str]:
-    return [path.as_posix() for path in getattr(stage_outputs(name, item), kind)]
+    """A declaration's writes are dvc.yaml ``outs``; DVC metrics and plots are only the top-level lists."""
+    return [path.as_posix() for path in STAGES[name].outputs(item)] if kind == "outs" else []
 
 
 EXPANDED = list(_expanded())
@@ -64,7 +66,7 @@ PRODUCED = {
     (name, path.as_posix())
     for name, item, _definition in EXPANDED
     if name in STAGES
-    for path in stage_outputs(name, item).all()
+    for path in STAGES[name].outputs(item)
 }
 
 
@@ -123,7 +125,7 @@ def test_raw_inputs_of_each_source_stage_are_its_deps() -> None:
 
 def test_a_stage_never_depends_on_its_own_output() -> None:
     for name, item, definition in EXPANDED:
-        own = [path.as_posix() for path in stage_outputs(name, item).all()]
+        own = [path.as_posix() for path in STAGES[name].outputs(item)]
         for dep in _paths(definition, "deps", item):
             assert not any(_related(dep, out) for out in own), f"{name}: {dep} is its own output"
 
@@ -162,7 +164,7 @@ def test_outputs_differ_by_month_and_stage() -> None:
     """Two stages (or two months of one stage) never write the same path: DVC would refuse the DAG."""
     owners: dict[str, str] = {}
     for name, item, _definition in EXPANDED:
-        for path in stage_outputs(name, item).all():
+        for path in STAGES[name].outputs(item):
             key = path.as_posix()
             assert key not in owners, f"{key}: {owners[key]} and {name}@{item}"
             owners[key] = f"{name}@{item}"

@@ -19,10 +19,9 @@ import psutil
 import pyarrow as pa
 import pytest
 
-from almanac.core.parallel import RayConfig, init_ray, parallel_map
+from almanac.core.parallel import RayConfig, init_ray, parallel_map, parallel_stream
 from almanac.core.ray_cluster import add_node, read_cluster, start_cluster, stop_cluster
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
-from tests.support.project import make_project, output_digests, run
 from tests.test_dedup import article, edit, random_text
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a real Ray instance takes ~15 s to start
@@ -45,15 +44,23 @@ def local_ray() -> Iterator[None]:
 
 def test_parallel_map_on_local_ray_matches_serial_in_order(local_ray: None) -> None:
     items = list(range(12))
-    config = RayConfig(max_in_flight=3, min_seconds=0)
+    config = RayConfig(max_in_flight=3, min_bytes=0)
     assert parallel_map(slow_square, items, config) == parallel_map(
         slow_square, items, RayConfig(executor="serial")
     )
 
 
 def test_parallel_map_runs_on_ray_workers(local_ray: None) -> None:
-    pids = set(parallel_map(_worker_pid, list(range(4)), RayConfig(min_seconds=0)))
+    pids = set(parallel_map(_worker_pid, list(range(4)), RayConfig(min_bytes=0)))
     assert os.getpid() not in pids
+
+
+def test_parallel_stream_on_local_ray_yields_every_item_in_order(local_ray: None) -> None:
+    # Two in flight and 11 items: the window refills many times, and results come back out of order
+    # (slow_square sleeps longer for smaller values), so every refill path is taken.
+    config = RayConfig(max_in_flight=2, min_bytes=0)
+    found = list(parallel_stream(slow_square, iter(range(11)), config, count=11, input_bytes=0))
+    assert found == [(value, value * value) for value in range(11)]
 
 
 def _scaled(value: int, factor: int) -> tuple[int, int]:
@@ -62,21 +69,9 @@ def _scaled(value: int, factor: int) -> tuple[int, int]:
 
 def test_a_partial_runs_on_ray_workers(local_ray: None) -> None:
     # Ray's decorator takes functions only; a functools.partial goes through a module-level trampoline.
-    found = parallel_map(functools.partial(_scaled, factor=3), list(range(6)), RayConfig(min_seconds=0))
+    found = parallel_map(functools.partial(_scaled, factor=3), list(range(6)), RayConfig(min_bytes=0))
     assert [value for value, _ in found] == [0, 3, 6, 9, 12, 15]
     assert os.getpid() not in {pid for _, pid in found}
-
-
-def _slow_first_pid(value: int) -> tuple[int, int]:
-    time.sleep(0.5 if value == 0 else 0.0)
-    return value * value, os.getpid()
-
-
-def test_work_estimated_over_min_seconds_runs_the_rest_on_ray(local_ray: None) -> None:
-    # The first item runs here and takes 0.5 s: x 8 items = 4 s >= 1 s, so items 1-7 go to Ray workers.
-    found = parallel_map(_slow_first_pid, list(range(8)), RayConfig(min_seconds=1))
-    assert [square for square, _ in found] == [value * value for value in range(8)]
-    assert found[0][1] == os.getpid() and os.getpid() not in {pid for _, pid in found[1:]}
 
 
 def _worker_pid(_: int) -> int:
@@ -107,7 +102,7 @@ def _loopback(ip: str) -> bool:
 def test_local_ray_listens_on_loopback_only_with_token_auth(local_ray: None) -> None:
     from ray._raylet import AuthenticationMode, get_authentication_mode  # type: ignore[attr-defined]
 
-    parallel_map(_worker_pid, list(range(4)), RayConfig(min_seconds=0))  # workers are up and listening
+    parallel_map(_worker_pid, list(range(4)), RayConfig(min_bytes=0))  # workers are up and listening
     listeners = _ray_listeners()
     assert {"gcs_server", "raylet"} <= set(listeners), listeners
     assert {name: ips for name, ips in listeners.items() if not all(map(_loopback, ips))} == {}
@@ -223,7 +218,7 @@ months = ["2025-04", "2025-05"]
 articles = dedup_corpus()
 runs = {
     "serial": RayConfig(executor="serial"),
-    "cluster": RayConfig(address="auto", min_seconds=0, max_in_flight=12),
+    "cluster": RayConfig(address="auto", min_bytes=0, max_in_flight=12),
 }
 for name, ray_config in runs.items():
     # 25 articles per signing task: 12 tasks, all queued at once, spread over both single-CPU nodes.
@@ -268,28 +263,3 @@ def test_dedup_on_a_two_node_cluster_is_byte_identical_to_in_process(project_clu
     assert _tree_digests(work / "cluster") == serial
     metrics = json.loads((work / "serial" / "metrics.json").read_text())
     assert metrics["rejected_by_reason"]["near_duplicate"] > 0, metrics
-
-
-def test_stages_on_the_project_cluster_match_the_serial_run(project_cluster: Path, tmp_path: Path) -> None:
-    serial = make_project(tmp_path / "serial", ray__executor="serial")
-    for month in ("2025-04", "2025-05", "2025-06"):
-        run([sys.executable, "-m", "stages.ccnews_ingest", "--month", month], serial)
-        run([sys.executable, "-m", "stages.dedup_signatures", "--month", month], serial)
-    run([sys.executable, "-m", "stages.dedup"], serial)
-    # On the cluster: one month's ingest (the other months copied over), signatures and the cross-month dedup,
-    # both joining the one runtime `make ray-up` started, not one each.
-    clustered = make_project(
-        tmp_path / "cluster", ray__address="auto", ray__executor="ray", ray__min_seconds=0
-    )
-    shutil.copytree(project_cluster / ".ray", clustered / ".ray")
-    for month in ("2025-04", "2025-06"):
-        shutil.copytree(serial / "data/ingest" / month, clustered / "data/ingest" / month)
-    ingest = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2025-05"], clustered)
-    for month in ("2025-04", "2025-05", "2025-06"):
-        run([sys.executable, "-m", "stages.dedup_signatures", "--month", month], clustered)
-    dedup = run([sys.executable, "-m", "stages.dedup"], clustered)
-    address = read_cluster(project_cluster).address
-    assert f"joined Ray cluster at {address} (2 CPUs)" in ingest.stderr, ingest.stderr
-    digests = output_digests(serial)
-    assert digests and output_digests(clustered) == digests
-    assert "started local Ray" not in ingest.stderr + dedup.stderr

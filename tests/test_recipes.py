@@ -6,7 +6,6 @@ a funnel or README's stage tables disagree with it.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import re
 from pathlib import Path
@@ -14,13 +13,15 @@ from pathlib import Path
 import pytest
 
 from almanac.core.layout.paths import metrics_path
-from almanac.core.layout.stages import STAGES, stage_outputs
-from almanac.core.recipe import CORPUS, Recipe, Step
 from almanac.events.recipe import RECIPE as OPENFORECAST
+from almanac.foresight import generate
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
 from almanac.futuresim.recipe import RECIPE as FUTURESIM
 from almanac.futurex.recipe import RECIPE as FUTUREX
-from almanac.mirai.recipe import RECIPE as MIRAI
+from almanac.mirai.steps import RECIPE as MIRAI
+from almanac.pipeline.dag import BY_NAME as STAGES
+from almanac.pipeline.declare import Stage
+from almanac.pipeline.recipe import CORPUS, Recipe, Step
 from almanac.reports import mirai, openforecast, openforesight
 from almanac.reports.foresight_funnel import OPENFORESIGHT_FUNNEL
 from tests.test_layout_dvc import DVC, EXPANDED, PRODUCED, _paths, _related
@@ -94,21 +95,16 @@ def test_per_month_and_funnel_flags_match_the_layout(recipe: Recipe) -> None:
         assert step.per_month == STAGES[step.stage].per_month, step.stage
         # The funnel sums stage metrics files, so a step is in it exactly when it writes one (an output, not
         # a DVC metric: only the style summaries are).
-        outputs = stage_outputs(step.stage, "2025-01").all()
+        outputs = STAGES[step.stage].outputs("2025-01")
         writes_stage_metrics = metrics_path(step.stage, "2025-01" if step.per_month else None) in outputs
         assert step.funnel == writes_stage_metrics, step.stage
 
 
-def test_the_layout_table_reads_the_openforesight_step_names_from_the_recipe() -> None:
-    """No second copy of the step names: the stage table's source names none of the per-month steps."""
+def test_the_declarations_list_the_openforesight_steps_in_the_recipe_order() -> None:
     per_month = [step.stage for step in OPENFORESIGHT.steps if step.per_month]
     assert [
         stage for stage in STAGES if stage.startswith("foresight_") and STAGES[stage].per_month
     ] == per_month
-    source = (ROOT / "almanac" / "core" / "layout" / "stages.py").read_text()
-    literals = {node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Constant)}
-    short = {stage.removeprefix("foresight_") for stage in per_month}
-    assert literals & (short | set(per_month)) == set()
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)
@@ -127,6 +123,7 @@ def test_funnels_are_the_recipes_funnel_steps_in_order() -> None:
     assert [s.stage for s in OPENFORESIGHT_FUNNEL] == [s.stage for s in funnel]
     assert [s.label for s in OPENFORESIGHT_FUNNEL] == [s.label for s in funnel]
     assert OPENFORESIGHT_FUNNEL[0].produces == "candidates"
+    assert OPENFORESIGHT.steps[0].produces == generate.PRODUCES
     assert OPENFORESIGHT_FUNNEL[0].source_label == "Source articles"
     for module, recipe in (
         (openforesight, OPENFORESIGHT),
@@ -147,8 +144,12 @@ def test_uses_names_stages_of_other_recipes() -> None:
 
 
 def test_a_table_refuses_a_step_reading_a_later_or_repeated_step() -> None:
+    def declared(name: str) -> Stage:
+        return Stage(name=name, module=f"stages.{name}", writes=(Path(f"data/{name}"),))
+
     def step(stage: str, after: tuple[str, ...] | None = None) -> Step:
-        return Step(stage=stage, label=stage, does="-", rejects="-", unit="-", after=after)
+        reads = None if after is None else tuple(map(declared, after))
+        return Step(declared=declared(stage), label=stage, does="-", rejects="-", unit="-", after=reads)
 
     with pytest.raises(ValueError, match="not an earlier step"):
         Recipe("x", (step("a", ("b",)), step("b")))

@@ -19,6 +19,8 @@ from typing import Any
 
 from lxml.html import HtmlElement
 
+from almanac.core.months import MONTH_NUMBERS
+
 # Values of the article column ``date_source``, strongest first (the order the page is searched in).
 DATE_SOURCES = ("feed", "html_meta", "json_ld", "url", "text", "crawl_date")
 DATE_PRECISIONS = ("day", "upper_bound")
@@ -47,28 +49,7 @@ META_NAMES = (
     "date",
 )
 _META_RANK = {name: rank for rank, name in enumerate(META_NAMES)}
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = r"\b(?P<month_name>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"\b(?P<month_name>" + "|".join(sorted(MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
 _NUMERIC_DAY = re.compile(r"^(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?![\d])")
 _COMPACT_DAY = re.compile(r"^(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})$")
 _YEAR_MONTH = re.compile(r"^(?P<y>\d{4})[-/.](?P<m>\d{1,2})$")
@@ -280,7 +261,7 @@ def _wordy_day(text: str) -> datetime | None:
     for pattern in _WORDY_DAY:
         match = pattern.fullmatch(text.strip().rstrip("."))
         if match:
-            month = _MONTHS[match.group("month_name").lower()]
+            month = MONTH_NUMBERS[match.group("month_name").lower()]
             return _make_day(match.group("y"), str(month), match.group("d"))
     return None
 

@@ -26,7 +26,7 @@ from almanac.check.common import unique_ids
 from almanac.check.dates import as_day
 from almanac.check.report import StyleReport
 from almanac.check.shortcuts import audit
-from almanac.check.text import find_answer, fold, is_organisation, is_person
+from almanac.check.text import find_answer, fold, is_organisation, is_person, question_template
 
 Row = Mapping[str, Any]
 Checked = Iterator[tuple[str, str | None]]
@@ -47,7 +47,11 @@ class Sources:
 
 
 def check_futurex(
-    rows: Sequence[Row], sources: Sources, max_per_source_day: int, scope: str = "all"
+    rows: Sequence[Row],
+    sources: Sources,
+    max_per_source_day: int,
+    scope: str = "all",
+    max_per_template: int = 0,
 ) -> StyleReport:
     report = StyleReport("futurex", scope, rows=len(rows))
     report.check("ids_unique", "question_id unique across the tiers", unique_ids(rows, "question_id"))
@@ -86,6 +90,11 @@ def check_futurex(
         "source_day_cap",
         "at most futurex.filter.max_per_source_day per (source, day)",
         _cap(rows, max_per_source_day),
+    )
+    report.check(
+        "template_cap",
+        "at most futurex.filter.max_per_template per (source, day, question template)",
+        _template_cap(rows, max_per_template),
     )
     # Level 1 only: Level 2 has several right options, Levels 3-4 none (almanac.check.choices).
     shortcuts = audit(futurex_tasks(rows))
@@ -257,7 +266,7 @@ def _trace_problem(row: Row, sources: Sources) -> str | None:
     if origin == "numeric":
         cited = sources.numeric.get(source_id)
         if cited is None:
-            return f"{source_id} is not a numeric answer-type reject"
+            return f"{source_id} is not a numeric validate or answer-type reject"
         published = as_day(cited.get("article_publish_date"))
         if answers != [cited["answer"]] or resolution != published:
             return f"answer {answers} / resolution {resolution} differ from {cited['answer']!r} / {published}"
@@ -299,3 +308,18 @@ def _cap(rows: Sequence[Row], cap: int) -> Checked:
         count = counts[(row.get("news_source"), as_day(row.get("source_day")))]
         over = cap > 0 and count > cap
         yield row["question_id"], f"{count} rows from {row.get('news_source')} that day" if over else None
+
+
+def _template_cap(rows: Sequence[Row], cap: int) -> Checked:
+    def key(row: Row) -> tuple[Any, date | None, str]:
+        return (
+            row.get("news_source"),
+            as_day(row.get("source_day")),
+            question_template(str(row.get("question"))),
+        )
+
+    counts = Counter(key(row) for row in rows)
+    for row in rows:
+        count = counts[key(row)]
+        over = cap > 0 and count > cap
+        yield row["question_id"], f"{count} rows of template {key(row)[2]!r} that day" if over else None

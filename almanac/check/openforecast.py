@@ -19,9 +19,10 @@ from almanac.check.choices import openforecast_tasks
 from almanac.check.common import split_matches_folder, unique_ids
 from almanac.check.dates import Interval, as_day, interval, parse_day
 from almanac.check.report import StyleReport
-from almanac.check.shortcuts import HINDSIGHT_WORDS, audit, hindsight_in, option_date
+from almanac.check.shortcuts import audit, hindsight_in, option_date
 from almanac.check.text import fold
 from almanac.core.date_mentions import dates_named
+from almanac.core.hindsight import HINDSIGHT_WORDS
 
 Row = Mapping[str, Any]
 Event = Mapping[str, Any]

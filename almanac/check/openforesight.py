@@ -18,7 +18,12 @@ from typing import Any
 from almanac.check.common import Checked, split_matches_folder, unique_ids
 from almanac.check.dates import as_day, month_of
 from almanac.check.report import StyleReport
-from almanac.check.retrieval import chunk_not_after_cutoff, cutoff_follows_rule, every_question_has_context
+from almanac.check.retrieval import (
+    chunk_not_after_cutoff,
+    cutoff_follows_rule,
+    every_question_has_context,
+    not_own_article,
+)
 from almanac.check.text import (
     answer_tokens,
     answers_in,
@@ -107,7 +112,7 @@ def check_openforesight(
         _cross(rows, prompt_fields),
     )
     if retrieval is not None:
-        _check_retrieval(report, rows, retrieval)
+        _check_retrieval(report, rows, retrieval, articles)
     return report
 
 
@@ -121,9 +126,12 @@ class RetrievalContext:
     chunk_days: Mapping[str, date]
     cutoff_months: int
     chunk_problems: Mapping[str, str] = field(default_factory=dict)
+    own_article_containment: float = 0.5  # params futuresim.retrieval.own_article_containment
 
 
-def _check_retrieval(report: StyleReport, rows: Sequence[Row], retrieval: RetrievalContext) -> None:
+def _check_retrieval(
+    report: StyleReport, rows: Sequence[Row], retrieval: RetrievalContext, articles: Mapping[str, Row]
+) -> None:
     questions = {str(row["question_id"]): row for row in rows}
     months = retrieval.cutoff_months
     report.check(
@@ -140,6 +148,12 @@ def _check_retrieval(report: StyleReport, rows: Sequence[Row], retrieval: Retrie
         "retrieval_not_after_cutoff",
         "every retrieved chunk is available on or before its question's cut-off (its corpus article's date)",
         chunk_not_after_cutoff(retrieval.rows, retrieval.chunk_days, retrieval.chunk_problems),
+    )
+    texts = {url: str(article.get("text") or "") for url, article in articles.items() if article.get("text")}
+    report.check(
+        "retrieval_not_own_article",
+        "no retrieved chunk is its question's own source article (id, canonical URL or copied text)",
+        not_own_article(retrieval.rows, questions, texts, retrieval.own_article_containment),
     )
 
 

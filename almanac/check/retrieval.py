@@ -18,7 +18,8 @@ from datetime import date
 from typing import Any
 
 from almanac.check.dates import article_last_day, as_day
-from almanac.core.ids import content_id
+from almanac.check.text import tokens
+from almanac.core.ids import canonical_url, content_id
 
 Row = Mapping[str, Any]
 
@@ -121,3 +122,39 @@ def every_question_has_context(
     covered = {str(row.get("question_id")) for row in retrieval}
     for question_id in sorted(questions):
         yield question_id, None if question_id in covered else "no retrieval rows"
+
+
+def own_article_containment(params: Mapping[str, Any]) -> float:
+    section = ((params.get("futuresim") or {}).get("retrieval")) or {}
+    return float(section.get("own_article_containment", 0.5))
+
+
+def _five_grams(text: str) -> set[tuple[str, ...]]:
+    words = tokens(text)
+    if len(words) < 5:
+        return {tuple(words)} if words else set()
+    return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+
+def not_own_article(
+    retrieval: Sequence[Row], questions: Mapping[str, Row], source_texts: Mapping[str, str], threshold: float
+) -> Iterator[tuple[str, str | None]]:
+    """No retrieved chunk is its question's own source article: not its id, not its canonical URL, and not
+    a copy of its text (``threshold`` or more of the chunk's word 5-grams in the source article, read from
+    the corpus by the question's URL in ``source_texts``)."""
+    for row in retrieval:
+        question = questions.get(str(row.get("question_id")))
+        if not row.get("rank") or question is None:
+            continue  # a placeholder shows nothing; an unknown question is retrieval_covers_questions' case
+        source_id, source_url = str(question.get("article_id") or ""), str(question.get("url") or "")
+        hit_url = str(row.get("url") or "")
+        chunk = _five_grams(str(row.get("text") or ""))
+        source = source_texts.get(source_url)
+        if source_id and str(row.get("article_id") or "") == source_id:
+            yield _key(row), f"chunk of the question's own article {source_id}"
+        elif source_url and hit_url and canonical_url(hit_url) == canonical_url(source_url):
+            yield _key(row), f"chunk of the question's own URL {source_url}"
+        elif source and chunk and len(chunk & _five_grams(source)) / len(chunk) >= threshold:
+            yield _key(row), f"chunk copies the question's own article ({source_url})"
+        else:
+            yield _key(row), None

@@ -16,7 +16,7 @@ from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import OptionRules, Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
-from almanac.check.retrieval import corpus_chunk_days, cutoff_months
+from almanac.check.retrieval import corpus_chunk_days, cutoff_months, own_article_containment
 from almanac.core import layout
 from almanac.core.ids import content_id
 from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
@@ -110,7 +110,7 @@ def _retrieval(root: Path, pattern: str, params: Mapping[str, Any]) -> Retrieval
         if str(row["chunk_id"]) in shown
     ]
     days, problems = corpus_chunk_days(chunks, _corpus_dates(root))
-    return RetrievalContext(rows, days, cutoff_months(params), problems)
+    return RetrievalContext(rows, days, cutoff_months(params), problems, own_article_containment(params))
 
 
 def _corpus_dates(root: Path) -> dict[str, dict[str, Any]]:
@@ -203,13 +203,16 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     reasons = set((section.get("events") or {}).get("numeric_reasons") or ("answer_class_numeric",))
     numeric: dict[str, dict[str, Any]] = {}
     for name in (str(month) for month in params.get("months") or ()):
-        rejects = root / layout.foresight_rejects("answer_type", name)
-        if not rejects.is_file():
-            continue
-        wanted = {row["id"] for row in _rows(rejects, ["id", "reason"]) if row["reason"] in reasons}
-        if wanted:
-            leakage = _rows(root / layout.foresight_path("leakage", name))
-            numeric.update({row["question_id"]: row for row in leakage if row["question_id"] in wanted})
+        # the validator's numeric drops are read from the generated rows, the answer-type filter's
+        # from the leakage output (as futurex_events reads them)
+        for stage, source in (("validate", "qgen"), ("answer_type", "leakage")):
+            rejects = root / layout.foresight_rejects(stage, name)
+            if not rejects.is_file():
+                continue
+            wanted = {row["id"] for row in _rows(rejects, ["id", "reason"]) if row["reason"] in reasons}
+            if wanted:
+                rows_in = _rows(root / layout.foresight_path(source, name))
+                numeric.update({row["question_id"]: row for row in rows_in if row["question_id"] in wanted})
     candidates = {
         str(row["question_id"]): row
         for name in (str(month) for month in params.get("months") or ())
@@ -222,8 +225,9 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         str(m) for m in ((params.get("foresight") or {}).get("split") or {}).get("test_months") or ()
     )
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
+    per_template = int((section.get("filter") or {}).get("max_per_template", 0))
     sources = Sources(questions, day_pairs, numeric, candidates, test_months)
-    return check_futurex(rows, sources, cap, scope=month)
+    return check_futurex(rows, sources, cap, scope=month, max_per_template=per_template)
 
 
 def cross_style(params: Mapping[str, Any], root: Path = Path(".")) -> StyleReport:

@@ -27,30 +27,9 @@ from rapidfuzz.fuzz import token_set_ratio
 
 from almanac.check.dates import interval
 from almanac.check.text import fold, tokens
+from almanac.core.hindsight import HINDSIGHT_WORDS
+from almanac.core.months import MONTH_NUMBERS
 
-# Hindsight wording: an account written after the fact ("..., later quoted in parliament") tells the
-# forecaster that the story went on, and often how. Matched as whole words after folding case.
-HINDSIGHT_WORDS: tuple[str, ...] = (
-    "later",
-    "subsequently",
-    "eventually",
-    "ultimately",
-    "afterwards",
-    "afterward",
-    "thereafter",
-    "would go on to",
-    "went on to",
-    "would later",
-    "would become",
-    "would prove",
-    "in hindsight",
-    "in retrospect",
-    "as it turned out",
-    "it later emerged",
-    "since then",
-    "to this day",
-    "in the end",
-)
 _STOPWORD_TEXT = (
     "the a an of in on at to for and or by with from as is are was were be been will its it this that "
     "into over after before new"
@@ -187,40 +166,17 @@ def option_date(text: str) -> tuple[date, date] | None:
         if found:
             return found
     words = tokens(stripped)
-    months = [i for i, word in enumerate(words) if word in _MONTHS]
+    months = [i for i, word in enumerate(words) if word in MONTH_NUMBERS]
     years = [word for word in words if len(word) == 4 and word.isdigit()]
     days = [word for word in words if word.isdigit() and len(word) <= 2]
     if len(years) != 1 or len(words) > 4:
         return None
     if not months:
         return interval(years[0], "year") if len(words) == 1 else None
-    month = _MONTHS[words[months[0]]]
+    month = MONTH_NUMBERS[words[months[0]]]
     if days:
         return interval(f"{years[0]}-{month:02d}-{int(days[0]):02d}", "day")
     return interval(f"{years[0]}-{month:02d}", "month")
-
-
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        (
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ),
-        start=1,
-    )
-    for name in names
-}
 
 
 def only_dated_after_cut(tasks: Sequence[ChoiceTask]) -> list[Credit]:

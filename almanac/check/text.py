@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from rapidfuzz.fuzz import ratio
 
+from almanac.core.months import MONTH_NUMBERS
 from almanac.core.names import acronym, distinctive_parts, person_like, without_article
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -126,3 +127,22 @@ def answers_in(text: str, index: dict[tuple[str, ...], list[str]], longest: int)
         for start in range(len(words) - size + 1):
             found.update(index.get(tuple(words[start : start + size]), ()))
     return found
+
+
+_CASED_WORD = re.compile(r"[\w'\u2019-]+")
+_RUNS = re.compile(r"(?<!\S)(X|#)(?: \1)+(?!\S)")
+
+
+def question_template(question: str) -> str:
+    """The question (up to its first "?") with what a template fills in masked: numbers, dates and month
+    names as ``#``, capitalised words after the first (names, actor codes) as ``X``, runs collapsed."""
+    words = _CASED_WORD.findall(question.split("?", 1)[0])
+    if not words:
+        return ""
+
+    def mask(word: str) -> str:
+        if any(char.isdigit() for char in word) or word.casefold().rstrip(".") in MONTH_NUMBERS:
+            return "#"
+        return "X" if word[:1].isupper() else word.casefold()
+
+    return _RUNS.sub(r"\1", " ".join([words[0].casefold(), *map(mask, words[1:])]))

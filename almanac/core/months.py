@@ -8,6 +8,12 @@ from datetime import UTC, date, datetime
 
 # "january" ... "december", locale-independent (calendar.month_name follows the C locale here).
 MONTH_NAMES: tuple[str, ...] = tuple(name.lower() for name in calendar.month_name[1:])
+# Every English spelling a dated text uses for a month, full and abbreviated, to its number.
+MONTH_NUMBERS: dict[str, int] = (
+    {name: number for number, name in enumerate(MONTH_NAMES, start=1)}
+    | {name[:3]: number for number, name in enumerate(MONTH_NAMES, start=1)}
+    | {"sept": 9}
+)
 
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from almanac.events.hindsight import HINDSIGHT_WORDS
+from almanac.core.hindsight import HINDSIGHT_WORDS
 from almanac.events.llm_tasks.replies import ARGUMENT_NAMES, EventArguments, EventDate, TimelineEvent
 
 Event = Mapping[str, Any]  # one ATOMIC_EVENT_TYPE record

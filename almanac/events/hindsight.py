@@ -15,28 +15,6 @@ from datetime import date
 from almanac.core.text import fold
 from almanac.events.llm_tasks.date_mentions import mention_dates
 
-# Whole words or phrases, matched after folding case; params: event_tasks.hindsight_words.
-HINDSIGHT_WORDS: tuple[str, ...] = (
-    "later",
-    "subsequently",
-    "eventually",
-    "ultimately",
-    "afterwards",
-    "afterward",
-    "thereafter",
-    "would go on to",
-    "went on to",
-    "would later",
-    "would become",
-    "would prove",
-    "in hindsight",
-    "in retrospect",
-    "as it turned out",
-    "it later emerged",
-    "since then",
-    "to this day",
-    "in the end",
-)
 _WORD = re.compile(r"\w+")
 
 

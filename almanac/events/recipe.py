@@ -9,87 +9,79 @@ from __future__ import annotations
 
 from typing import Final
 
-from almanac.core.recipe import Recipe, Step
+from almanac.pipeline import events, finals
+from almanac.pipeline.recipe import Recipe, Step
 
 STEPS: Final = (
     Step(
-        stage="wiki_ingest",
+        declared=events.WIKI_INGEST,
         label="Wikipedia ingest",
         does="pages-articles dumps -> plain-text sections of main-namespace articles",
         rejects="almanac.wiki.ingest",
         unit="pages",
-        per_month=False,
         after=(),
     ),
     Step(
-        stage="wcep_ingest",
+        declared=events.WCEP_INGEST,
         label="WCEP ingest",
         does="Current Events Portal day pages and WCEP-MDS JSONL -> one row per event",
         rejects="almanac.wcep.ingest",
         unit="day pages",
-        per_month=False,
         after=(),
     ),
     Step(
-        stage="wcep_news",
+        declared=events.WCEP_NEWS,
         label="WCEP news links",
         does="each event's source links resolved to article text (corpus first, then an opt-in fetcher)",
         rejects="almanac.wcep.news",
         unit="links",
-        per_month=False,
     ),
     Step(
-        stage="wiki_filter",
+        declared=events.WIKI_FILTER,
         label="Wikipedia filter",
         does="event-evolution sections, article category and occurrence date keep the event articles",
         rejects="almanac.events.wiki_filter",
         unit="articles",
-        per_month=False,
-        after=("wiki_ingest",),
+        after=(events.WIKI_INGEST,),
     ),
     Step(
-        stage="complex_events",
+        declared=events.COMPLEX_EVENTS,
         label="Event grouping",
         does="a Wikipedia event article, or WCEP events under one story heading, is one complex event",
         rejects="almanac.events.complex",
         unit="documents",
-        per_month=False,
-        after=("wcep_ingest", "wcep_news", "wiki_filter"),
+        after=(events.WCEP_INGEST, events.WCEP_NEWS, events.WIKI_FILTER),
     ),
     Step(
-        stage="event_timeline",
+        declared=events.EVENT_TIMELINE,
         label="Timelines",
         does="annotator role: timeline extraction, complement, reorder and event arguments",
         rejects="almanac.events.timeline",
         unit="complex events",
-        per_month=False,
     ),
     Step(
-        stage="event_tasks",
+        declared=events.EVENT_TASKS,
         label="Task samples",
         does="seeded cut days per complex event; STF, LTF, AQA, MCAC, MCNC and VQA samples",
         rejects="almanac.events.tasks",
         unit="samples",
-        per_month=False,
     ),
     Step(
-        stage="event_split",
+        declared=events.EVENT_SPLIT,
         label="Split release",
         does="one Parquet per split and task after re-checking the leakage rules on the rows",
         rejects="almanac.events.split",
         unit="samples",
-        per_month=False,
     ),
     Step(
-        stage="check_openforecast",
+        declared=finals.CHECK_OPENFORECAST,
         label="Invariant check",
         does="the invariant checker over every released sample; fails the build on any violation",
         rejects="almanac.check.openforecast",
         unit="samples",
-        per_month=False,
-        after=("complex_events", "event_timeline", "event_split"),
+        after=(events.COMPLEX_EVENTS, events.EVENT_TIMELINE, events.EVENT_SPLIT),
         funnel=False,
     ),
 )
 
-RECIPE: Final = Recipe("openforecast", STEPS, reports=("event_stats", "openforecast_report"))
+RECIPE: Final = Recipe("openforecast", STEPS, report_stages=(events.EVENT_STATS, finals.OPENFORECAST_REPORT))

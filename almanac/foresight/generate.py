@@ -7,12 +7,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop, Step, apply_producing_step
 from almanac.foresight.date_parsing import date_text_problem
 from almanac.foresight.llm_tasks.qgen import QGEN, qgen_item
 from almanac.foresight.llm_tasks.questions import GeneratedQuestion, UnusableCandidate
-from almanac.foresight.recipe import RECIPE
 from almanac.foresight.records import question_row, questions_table
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
@@ -21,15 +21,9 @@ from almanac.llm.tasks import TaskResult, run_task
 STAGE = "foresight_qgen"
 
 
-def _produced_key() -> str:
-    """The metrics key the funnel reads as this step's count: the recipe's ``produces``."""
-    key = next(step.produces for step in RECIPE.steps if step.stage == STAGE)
-    if key is None:
-        raise ValueError(f"the OpenForesight recipe names no produced count for {STAGE}")
-    return key
-
-
-PRODUCES = _produced_key()
+# The metrics key the funnel reads as this step's count: the recipe's ``produces`` (tests/test_recipes.py
+# keeps the two equal; reading the recipe here would make qgen depend on every stage declaration).
+PRODUCES = "candidates"
 
 
 @dataclass(frozen=True)
@@ -37,6 +31,21 @@ class QgenConfig:
     questions_per_article: int = 3  # OpenForesight asked for three diverse questions per article
     max_article_chars: int = 12000  # long articles are cut (at a word) to bound prompt cost
     role: str = "generator"
+    # Trial runs: at most this many articles of the month are sent to the generator, a seeded sample
+    # (the same articles on every run of the same seed); the rest are rejects (``not_sampled``), counted
+    # in the funnel and shown in the card. 0 = every article (the default).
+    max_articles_per_month: int = 0
+    sample_seed: int = 1
+
+
+def sampled_article_ids(ids: list[str], limit: int, seed: int) -> set[str]:
+    """The ``limit`` ids whose seeded content hash is smallest: a sample that does not depend on the
+    order of the rows, keeps an article chosen as long as the seed and the month's ids are the same, and
+    is every id when ``limit`` is 0 or not below their number."""
+    if limit <= 0 or limit >= len(ids):
+        return set(ids)
+    ranked = sorted(ids, key=lambda article_id: (content_id(str(seed), article_id), article_id))
+    return set(ranked[:limit])
 
 
 def generate_questions(
@@ -44,7 +53,10 @@ def generate_questions(
 ) -> tuple[pa.Table, StageLedger]:
     """Items are articles: one that yields no usable question is a reject row, with the reason."""
     ledger = StageLedger(STAGE)
-    rows = articles.to_pylist()
+    every_row = articles.to_pylist()
+    ids = [str(row["id"]) for row in every_row]
+    sampled = sampled_article_ids(ids, config.max_articles_per_month, config.sample_seed)
+    rows = [row for row in every_row if str(row["id"]) in sampled]
     items = [
         qgen_item(
             row["id"],
@@ -57,12 +69,17 @@ def generate_questions(
         )
         for row in rows
     ]
-    results = run_task(llm.role(config.role), QGEN, items, cache, ledger, llm.prompts_dir)
+    asked = run_task(llm.role(config.role), QGEN, items, cache, ledger, llm.prompts_dir)
+    by_id = {str(row["id"]): result for row, result in zip(rows, asked, strict=True)}
+    results = [by_id.get(article_id) for article_id in ids]  # None: not in the trial sample
     over_limit = 0
 
-    def decide(pair: tuple[dict[str, Any], TaskResult[Any]]) -> list[dict[str, Any]] | Drop:
+    def decide(pair: tuple[dict[str, Any], TaskResult[Any] | None]) -> list[dict[str, Any]] | Drop:
         nonlocal over_limit
         article, result = pair
+        if result is None:
+            limit = config.max_articles_per_month
+            return Drop("not_sampled", f"max_articles_per_month={limit}: not in the month's seeded sample")
         if not result.ok:
             return result.failure()
         generated = result.value or []
@@ -77,7 +94,7 @@ def generate_questions(
         return list(kept.values())
 
     step = Step(decide, lambda pair: str(pair[0]["id"]), lambda pair: f"article:{pair[0]['id']}")
-    questions = apply_producing_step(zip(rows, results, strict=True), step, ledger, PRODUCES)
+    questions = apply_producing_step(zip(every_row, results, strict=True), step, ledger, PRODUCES)
     problems = [row["candidate_problem"] for row in questions if row["candidate_problem"]]
     ledger.extra.update({"candidates_over_limit": over_limit, "candidates_with_problem": len(problems)})
     return questions_table(questions), ledger

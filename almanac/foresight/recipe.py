@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from almanac.core.recipe import Recipe, Step
+from almanac.pipeline import finals, foresight, futuresim
+from almanac.pipeline.recipe import Recipe, Step
 
 STEPS: Final = (
     Step(
-        stage="foresight_qgen",
+        declared=foresight.QGEN,
         label="Question generation",
         does="up to questions_per_article candidate questions per article (generator role)",
         rejects="almanac.foresight.generate",
@@ -21,63 +22,60 @@ STEPS: Final = (
         produces="candidates",
     ),
     Step(
-        stage="foresight_validate",
+        declared=foresight.VALIDATE,
         label="Validation",
         does="the validator role accepts or rejects each candidate",
         rejects="almanac.foresight.validate",
         unit="questions",
     ),
     Step(
-        stage="foresight_select",
+        declared=foresight.SELECT,
         label="Best question selection",
         does="one question per article: a lone valid one is kept, several go to the validator to choose",
         rejects="almanac.foresight.select",
         unit="questions",
     ),
     Step(
-        stage="foresight_leakage",
+        declared=foresight.LEAKAGE,
         label="Fixing leakage",
         does="the editor role rewrites revealing spans; a string re-scan drops what still leaks",
         rejects="almanac.foresight.leakage",
         unit="questions",
     ),
     Step(
-        stage="foresight_answer_type",
+        declared=foresight.ANSWER_TYPE,
         label="Answer type filtering",
         does="normalise answer types, classify answers, keep the allowed classes",
         rejects="almanac.foresight.answer_filter",
         unit="questions",
     ),
     Step(
-        stage="foresight_dates",
+        declared=foresight.DATES,
         label="Date checks",
         does="real start / resolution dates, clamped to the article date; unknown dates rejected",
         rejects="almanac.foresight.dates",
         unit="questions",
     ),
     Step(
-        stage="foresight_question_dedup",
+        declared=foresight.QUESTION_DEDUP,
         label="Question dedup",
         does="near-duplicate questions collapsed across months, earliest kept",
         rejects="almanac.foresight.question_dedup",
         unit="questions",
-        per_month=False,
     ),
     Step(
-        stage="foresight_split",
+        declared=foresight.SPLIT,
         label="Final set",
         does="train / validation / test by resolution month; cross-question leakage dropped or flagged",
         rejects="almanac.foresight.split",
         unit="questions",
-        per_month=False,
     ),
     Step(
-        stage="check_openforesight",
+        declared=finals.CHECK_OPENFORESIGHT,
         label="Invariant check",
         does="the invariant checker over every released question; fails the build on any violation",
         rejects="almanac.check.openforesight",
         unit="questions",
-        per_month=False,
         funnel=False,
     ),
 )
@@ -85,7 +83,7 @@ STEPS: Final = (
 RECIPE: Final = Recipe(
     "openforesight",
     STEPS,
-    reports=("foresight_funnel", "openforesight_report"),
+    report_stages=(foresight.FUNNEL, finals.OPENFORESIGHT_REPORT),
     # The check verifies the FutureSim retrieval contexts of the released questions against the chunks.
-    uses=("futuresim_corpus", "futuresim_retrieval"),
+    used=(futuresim.CORPUS, futuresim.RETRIEVAL),
 )

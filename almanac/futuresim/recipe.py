@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from almanac.core.recipe import Recipe, Step
+from almanac.pipeline import finals, foresight, futuresim
+from almanac.pipeline.recipe import Recipe, Step
 
 STEPS: Final = (
     Step(
-        stage="futuresim_corpus",
+        declared=futuresim.CORPUS,
         label="Corpus export",
         does="a month of the corpus as articles/YYYY/MM/DD/articles.jsonl and chunks of chunk_tokens tokens",
         rejects="almanac.futuresim.corpus",
@@ -22,51 +23,46 @@ STEPS: Final = (
         after=(),  # reads the deduplicated corpus only
     ),
     Step(
-        stage="futuresim_index",
+        declared=futuresim.INDEX,
         label="Search index",
         does="one BM25 index (tantivy) over every month's chunks, keyed by each chunk's available day",
         rejects="almanac.futuresim.index",
         unit="chunks",
-        per_month=False,
         funnel=False,
     ),
     Step(
-        stage="futuresim_retrieval",
+        declared=futuresim.RETRIEVAL,
         label="Retrieval context",
         does="each released OpenForesight question's top-k chunks available by its cut-off",
         rejects="almanac.futuresim.retrieval",
         unit="questions",
-        per_month=False,
         funnel=False,
     ),
     Step(
-        stage="futuresim_repair",
+        declared=futuresim.REPAIR,
         label="Date repair",
         does="answer + earliest inferable day with search capped at the date; judged-correct answers move it",
         rejects="almanac.futuresim.repair",
         unit="questions",
-        per_month=False,
-        after=("futuresim_index",),  # and the OpenForesight splits (uses)
+        after=(futuresim.INDEX,),  # and the OpenForesight splits (uses)
     ),
     Step(
-        stage="futuresim_answerability",
+        declared=futuresim.ANSWERABILITY,
         label="Answerability",
         does="drop questions answered confidently months early (stale) or failed after resolution (noise)",
         rejects="almanac.futuresim.answerability",
         unit="questions",
-        per_month=False,
-        after=("futuresim_index", "futuresim_repair"),
+        after=(futuresim.INDEX, futuresim.REPAIR),
     ),
     Step(
-        stage="check_futuresim",
+        declared=finals.CHECK_FUTURESIM,
         label="Invariant check",
         does="the invariant checker over the question set and every search behind it",
         rejects="almanac.check.futuresim",
         unit="questions",
-        per_month=False,
-        after=("futuresim_answerability",),
+        after=(futuresim.ANSWERABILITY,),
         funnel=False,
     ),
 )
 
-RECIPE: Final = Recipe("futuresim", STEPS, reports=("futuresim_funnel",), uses=("foresight_split",))
+RECIPE: Final = Recipe("futuresim", STEPS, report_stages=(futuresim.FUNNEL,), used=(foresight.SPLIT,))

@@ -13,8 +13,8 @@ VOTES: Final = ("any", "majority", "all")
 
 @dataclass(frozen=True)
 class EventsConfig:
-    # answer_type reject reasons whose questions are numeric outcomes (Level 4 material)
-    numeric_reasons: tuple[str, ...] = ("answer_class_numeric",)
+    # validate / answer_type reject reasons whose questions are numeric outcomes (Level 4 material)
+    numeric_reasons: tuple[str, ...] = ("invalid_non_numeric", "answer_class_numeric")
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,8 @@ class FilterConfig:
     judge_roles: tuple[str, ...] = ("validator",)  # each role judges every event, harmful and subjective
     vote: str = "any"  # how many flagging roles drop an event: any, majority (> half) or all of them
     yes_no_keep_rate: float = 0.2  # share of yes/no events kept (seeded by content hash)
-    max_per_source_day: int = 3  # events kept per (source, day); 0 = no cap
+    max_per_template: int = 1  # events kept per (site, day, question template) as FutureX; 0 = no cap
+    max_per_source_day: int = 0  # events kept per (source, day); 0 = no cap (FutureX has none)
     max_text_chars: int = 4000  # question text sent to a judge role
 
     def __post_init__(self) -> None:

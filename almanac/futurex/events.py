@@ -6,8 +6,9 @@ Three origins, each a released or filed question the rest of the project already
   later); a train or validation question is a reject (``in_training_split``): a lab may have trained on it;
 - ``mirai``: every (date, subject, object) of the cleaned GDELT quads MIRAI's queries are drawn from
   (Level 2: several correct relations between a pair on a date; the sample's released queries have one);
-- ``numeric``: the questions OpenForesight's answer-type filter drops as numeric (their rejects, with
-  their reason), joined back to that stage's input rows (Level 4), with the value and unit parsed.
+- ``numeric``: the questions OpenForesight drops as numeric, at the validator (``invalid_non_numeric``,
+  joined back to the generated rows) or the answer-type filter (joined back to the leakage output), with
+  their reason (Level 4), the value and unit parsed.
 
 Every event keeps the last day a forecaster may read (``information_cutoff``) and the day its outcome
 was known (``resolution_date``); an event whose cut-off is not before its resolution is rejected.
@@ -163,7 +164,9 @@ def from_numeric(row: Row, reason: str, rules: CandidateRules) -> dict[str, Any]
         "background": row["background"],
         "answers": [str(row["answer"])],
         "answer_type": row["answer_type"],
-        "answer_class": reason.removeprefix("answer_class_"),
+        "answer_class": reason.removeprefix("answer_class_")
+        if reason.startswith("answer_class_")
+        else "numeric",
         "value": value,
         "unit": unit,
         "information_cutoff": cutoff,

@@ -1,12 +1,16 @@
-"""``futurex_filter``: FutureX's event filtering (its appendix C), four keep-or-reject steps in order.
+"""``futurex_filter``: FutureX's event filtering (its appendix C), five keep-or-reject steps in order.
 
 1. ``harmful``: each judge role (``futurex.filter.judge_roles``) says harmful or acceptable; the event is
    dropped when the vote rule (``vote``: any, majority, all) says so, with every role's reason.
 2. ``subjective``: the same vote over subjective / objective.
-3. ``yes_no``: yes/no events are down-sampled to ``yes_no_keep_rate``. The draw is a content hash of
-   (seed, event id), not a random stream, so an event's fate does not depend on the others or their order.
-4. ``source_day_cap``: at most ``max_per_source_day`` events per (outlet, day), so one outlet cannot
-   dominate; the kept ones are the lowest by the same seeded hash.
+3. ``yes_no``: yes/no events (answered yes/no, or asked in yes/no form: :mod:`almanac.futurex.question_forms`)
+   are down-sampled to ``yes_no_keep_rate``. The draw is a content hash of (seed, event id), not a random
+   stream, so an event's fate does not depend on the others or their order.
+4. ``template_cap``: at most ``max_per_template`` events (FutureX: one) per (site, day, question
+   template), so a site's templated questions cannot crowd out the rest; the kept ones are the lowest by
+   the same seeded hash.
+5. ``source_day_cap``: at most ``max_per_source_day`` events per (outlet, day); 0 (the default) = off, as
+   FutureX has no such cap.
 
 Each step has its own count (``steps`` in the metrics); the rejects name the step's reason.
 """
@@ -24,13 +28,14 @@ from almanac.futurex.draws import seeded_fraction
 from almanac.futurex.llm_tasks.harmful import HARMFUL
 from almanac.futurex.llm_tasks.subjective import SUBJECTIVE
 from almanac.futurex.llm_tasks.verdicts import EventVerdict, event_item
+from almanac.futurex.question_forms import is_binary_question, question_template
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import LLMConfig
 from almanac.llm.registry import Task
 from almanac.llm.tasks import TaskResult, run_task
 
 FILTER_STAGE: Final = "futurex_filter"
-STEP_NAMES: Final = ("harmful", "subjective", "yes_no", "source_day_cap")
+STEP_NAMES: Final = ("harmful", "subjective", "yes_no", "template_cap", "source_day_cap")
 YES_NO_ANSWERS: Final = frozenset({"yes", "no", "true", "false"})
 
 Event = dict[str, Any]
@@ -46,7 +51,8 @@ def flagged_by_vote(flags: int, roles: int, vote: str) -> bool:
 
 def is_yes_no(event: Mapping[str, Any]) -> bool:
     answers = [str(answer).strip().lower() for answer in event["answers"]]
-    return len(answers) == 1 and answers[0] in YES_NO_ANSWERS
+    answered_yes_no = len(answers) == 1 and answers[0] in YES_NO_ANSWERS
+    return answered_yes_no or is_binary_question(str(event.get("question") or ""))
 
 
 def judge_step(
@@ -96,10 +102,19 @@ def yes_no_step(config: FilterConfig, seed: int) -> Callable[[Event], Event | Dr
     return decide
 
 
-def cap_step(events: Sequence[Event], config: FilterConfig, seed: int) -> Callable[[Event], Event | Drop]:
-    groups: dict[tuple[str, Any], list[Event]] = defaultdict(list)
+def cap_step(
+    events: Sequence[Event], cap: int, seed: int, by_template: bool
+) -> Callable[[Event], Event | Drop]:
+    """Keep ``cap`` events (0 = all) per (outlet, day), or per (outlet, day, template) if ``by_template``."""
+    reason = "template_cap" if by_template else "source_day_cap"
+
+    def key(event: Event) -> tuple[Any, ...]:
+        where = (event["news_source"], event["source_day"])
+        return (*where, question_template(str(event["question"]))) if by_template else where
+
+    groups: dict[tuple[Any, ...], list[Event]] = defaultdict(list)
     for event in events:
-        groups[(event["news_source"], event["source_day"])].append(event)
+        groups[key(event)].append(event)
     rank: dict[str, tuple[int, str]] = {}
     for group in groups.values():
         ordered = sorted(
@@ -110,10 +125,13 @@ def cap_step(events: Sequence[Event], config: FilterConfig, seed: int) -> Callab
 
     def decide(event: Event) -> Event | Drop:
         index, first = rank[event["event_id"]]
-        if not config.max_per_source_day or index < config.max_per_source_day:
+        if not cap or index < cap:
             return event
         where = f"{event['news_source']} on {event['source_day']}"
-        return Drop("source_day_cap", f"{where}: over {config.max_per_source_day} events", related_id=first)
+        what = (
+            f"over {cap} event(s) of the template {key(event)[-1]!r}" if by_template else f"over {cap} events"
+        )
+        return Drop(reason, f"{where}: {what}", related_id=first)
 
     return decide
 
@@ -121,7 +139,7 @@ def cap_step(events: Sequence[Event], config: FilterConfig, seed: int) -> Callab
 def filter_events(
     events: Sequence[Event], config: FilterConfig, seed: int, llm: LLMConfig, cache: LLMCache
 ) -> tuple[list[Event], StageLedger]:
-    """The four steps in order, each counted on its own; the stage ledger holds all their rejects."""
+    """The five steps in order, each counted on its own; the stage ledger holds all their rejects."""
     ledger = StageLedger(FILTER_STAGE, items_in=len(events))
     steps: list[dict[str, Any]] = []
     current = list(events)
@@ -133,8 +151,10 @@ def filter_events(
             decide = judge_step(name, SUBJECTIVE, current, config, llm, cache, part)
         elif name == "yes_no":
             decide = yes_no_step(config, seed)
+        elif name == "template_cap":
+            decide = cap_step(current, config.max_per_template, seed, by_template=True)
         else:
-            decide = cap_step(current, config, seed)
+            decide = cap_step(current, config.max_per_source_day, seed, by_template=False)
         current = apply_step(current, Step(decide, _event_id, _source), part, desc=f"{FILTER_STAGE} {name}")
         steps.append({"step": name, "in": part.items_in, "out": part.items_out, "rejected": part.rejected})
         ledger.rejects.extend(part.rejects)

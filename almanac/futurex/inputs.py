@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pyarrow.parquet as pq
 
@@ -64,22 +64,29 @@ def day_pairs(root: Path = Path(".")) -> list[dict[str, Any]]:
     ]
 
 
+# Where OpenForesight drops a numeric question -> the stage whose output holds that question's fields:
+# the validator (``invalid_non_numeric``; as generated, before any leakage edit) and the answer-type
+# filter (``answer_class_numeric``; after the leakage edit).
+NUMERIC_REJECT_STAGES: Final = {"validate": "qgen", "answer_type": "leakage"}
+
+
 def numeric_rejects(
     months: Sequence[str], reasons: Sequence[str], root: Path = Path(".")
 ) -> list[tuple[dict[str, Any], str]]:
-    """(question row, reason) for each answer_type reject with one of ``reasons``: the rejects file names
-    the question, the stage's input (leakage output) holds its fields."""
+    """(question row, reason) for each validate or answer_type reject with one of ``reasons``: the rejects
+    file names the question, the stage's input holds its fields."""
     found: list[tuple[dict[str, Any], str]] = []
     for month in months:
-        rejects = root / layout.foresight_rejects("answer_type", month)
-        if not rejects.is_file():
-            continue
-        wanted = {row["id"]: row["reason"] for row in _rows(rejects) if row["reason"] in reasons}
-        if not wanted:
-            continue
-        for row in _rows(root / layout.foresight_path("leakage", month)):
-            if row["question_id"] in wanted:
-                found.append(({**row, "month": month}, wanted[row["question_id"]]))
+        for stage, source in NUMERIC_REJECT_STAGES.items():
+            rejects = root / layout.foresight_rejects(stage, month)
+            if not rejects.is_file():
+                continue
+            wanted = {row["id"]: row["reason"] for row in _rows(rejects) if row["reason"] in reasons}
+            if not wanted:
+                continue
+            for row in _rows(root / layout.foresight_path(source, month)):
+                if row["question_id"] in wanted:
+                    found.append(({**row, "month": month}, wanted[row["question_id"]]))
     return found
 
 

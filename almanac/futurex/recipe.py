@@ -10,54 +10,50 @@ from __future__ import annotations
 
 from typing import Final
 
-from almanac.core.recipe import Recipe, Step
+from almanac.pipeline import events, finals, foresight, futuresim, futurex, mirai
+from almanac.pipeline.recipe import Recipe, Step
 
 STEPS: Final = (
     Step(
-        stage="futurex_events",
+        declared=futurex.EVENTS,
         label="Candidate events",
         does="events from released OpenForesight questions, GDELT day-pairs and numeric answer-type rejects",
         rejects="almanac.futurex.events",
         unit="events",
-        per_month=False,
         after=(),
     ),
     Step(
-        stage="futurex_filter",
+        declared=futurex.FILTER,
         label="Event filters",
         does="harmful and subjective events dropped by a judges' vote; yes/no down-sampled; source-day cap",
         rejects="almanac.futurex.filters",
         unit="events",
-        per_month=False,
     ),
     Step(
-        stage="futurex_tiers",
+        declared=futurex.TIERS,
         label="Four tiers",
         does="Level 1 single choice, Level 2 multi choice, Level 3 open (names), Level 4 open numeric",
         rejects="almanac.futurex.tiers",
         unit="events",
-        per_month=False,
-        after=("futurex_events", "futurex_filter"),
+        after=(futurex.EVENTS, futurex.FILTER),
     ),
     Step(
-        stage="check_futurex",
+        declared=finals.CHECK_FUTUREX,
         label="Invariant check",
         does="the invariant checker over every tier question; fails the build on any violation",
         rejects="almanac.check.futurex",
         unit="questions",
-        per_month=False,
-        after=("futurex_tiers",),
+        after=(futurex.TIERS,),
         funnel=False,
     ),
     # Here because FutureX is the style built from every other: the one stage that reads them all.
     Step(
-        stage="check_cross_style",
+        declared=finals.CHECK_CROSS_STYLE,
         label="Cross-style check",
         does="no evaluation row of one style repeats a training row of another; fails the build on any",
         rejects="almanac.check.cross_style",
         unit="rows",
-        per_month=False,
-        after=("futurex_tiers",),
+        after=(futurex.TIERS,),
         funnel=False,
     ),
 )
@@ -65,15 +61,15 @@ STEPS: Final = (
 RECIPE: Final = Recipe(
     "futurex",
     STEPS,
-    reports=("futurex_stats",),
-    uses=(
-        "foresight_split",
-        "foresight_leakage",
-        "foresight_answer_type",
-        "foresight_qgen",  # generated, unreleased candidates: the Level-1 distractor pool
-        "gdelt_clean",
-        "event_split",  # OpenForecast train/validation: no candidate may repeat them
-        "relation_split",  # MIRAI queries and FutureSim questions: read by the cross-style check only
-        "futuresim_answerability",
+    report_stages=(futurex.STATS,),
+    used=(
+        foresight.SPLIT,
+        foresight.LEAKAGE,
+        foresight.ANSWER_TYPE,
+        foresight.QGEN,  # generated, unreleased candidates: the Level-1 distractor pool
+        mirai.GDELT_CLEAN,
+        events.EVENT_SPLIT,  # OpenForecast train/validation: no candidate may repeat them
+        mirai.RELATION_SPLIT,  # MIRAI queries and FutureSim questions: read by the cross-style check only
+        futuresim.ANSWERABILITY,
     ),
 )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from almanac.core.progress import Bar, progress
@@ -28,6 +28,7 @@ from almanac.llm.accounting import record_usage
 from almanac.llm.batch import run_batch
 from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache
 from almanac.llm.config import RoleConfig
+from almanac.llm.http_chat import ChatPoster
 from almanac.llm.limits import RateLimiter
 from almanac.llm.offline import run_offline
 from almanac.llm.request import LLMRequest, LLMResult
@@ -40,7 +41,6 @@ from almanac.llm.transport import (
     CallOutcome,
     LLMFatalError,
     call_chat,
-    make_client,
     response_format,
     settle_refusals,
 )
@@ -229,17 +229,51 @@ class _ContentBudget:
     seen: Counter[str]  # reason -> answers failed so far (cached or now)
 
 
+class _AnswerWriter:
+    """Answers committed together, one transaction per turn of the event loop instead of one each.
+
+    The first answer of a turn makes its worker yield once (``await turn()``), so the answers read in
+    the same turn (the other ready sockets) join its commit; a kill -9 still loses only calls in flight
+    or read in that very turn. A failed commit raises in the committing worker and so stops the run.
+    """
+
+    def __init__(self, cache: LLMCache) -> None:
+        self.cache = cache
+        self.pending: list[tuple[str, str, str, str, CachedResponse]] = []
+
+    async def add(self, row: tuple[str, str, str, str, CachedResponse]) -> None:
+        self.pending.append(row)
+        if len(self.pending) == 1:  # this worker commits; later ones in this turn ride along
+            await asyncio.sleep(0)
+            self.flush()
+
+    def flush(self) -> None:
+        rows, self.pending = self.pending, []
+        self.cache.put_many(rows)
+
+
 def _store(
-    cache: LLMCache, role: RoleConfig, key: str, request: LLMRequest, outcome: CallOutcome, stage: str
-) -> None:
+    target: LLMCache | _AnswerWriter,
+    role: RoleConfig,
+    key: str,
+    request: LLMRequest,
+    outcome: CallOutcome,
+    stage: str,
+) -> Awaitable[None] | None:
+    """Keep an answer or a content failure; through an :class:`_AnswerWriter`, an answer is awaited."""
+    cache = target.cache if isinstance(target, _AnswerWriter) else target
     if outcome.kind == CONTENT:  # asking again would give the same: keep the reason, not the call
         failure = CachedFailure(outcome.error, outcome.detail)
         cache.put_failure(key, role.endpoint, request.task, request.prompt_version, failure, stage)
-        return
+        return None
     if outcome.error:
-        return  # transport and server failures are not cached: a later run may succeed
+        return None  # transport and server failures are not cached: a later run may succeed
     response = CachedResponse(outcome.text, outcome.prompt_tokens, outcome.completion_tokens)
-    cache.put(key, role.endpoint, request.task, request.prompt_version, response)
+    row = (key, role.endpoint, request.task, request.prompt_version, response)
+    if isinstance(target, _AnswerWriter):
+        return target.add(row)
+    cache.put_many([row])
+    return None
 
 
 def _run_offline(
@@ -273,21 +307,25 @@ async def _run_live(
     allowed = role.max_failed_share * len(misses)
     failed = 0
     refusals = Counter[str]()  # 4xx detail -> requests refused with it; kept until the run is over
-    async with make_client(role) as client:
+    writer = _AnswerWriter(cache)
+    async with ChatPoster(role) as poster:
 
         async def worker() -> None:
             nonlocal failed
             while queue:
                 key, request = queue.pop()
                 structured = response_format(role, request.task, request.schema)
-                outcome = await call_chat(client, role, request.messages, limiter, structured)
+                outcome = await call_chat(poster, role, request.messages, limiter, structured)
                 outcomes[key] = outcome
                 answered(key)
                 if outcome.kind == REFUSED:
                     refusals[outcome.detail] += 1
                 else:
-                    # Committed at once: a kill -9 loses only the calls still in flight.
-                    _store(cache, role, key, request, outcome, stage)
+                    # Committed at once (with the answers of this loop turn): a kill -9 loses only the
+                    # calls still in flight.
+                    stored = _store(writer, role, key, request, outcome, stage)
+                    if stored is not None:
+                        await stored
                     failed += outcome.kind in ENDPOINT_KINDS
                 if outcome.kind == CONTENT:
                     budget.seen[outcome.error] += 1
@@ -303,6 +341,7 @@ async def _run_live(
                 for _ in range(min(role.max_concurrency, len(queue))):
                     group.create_task(worker())
         except BaseExceptionGroup as group_error:
+            writer.flush()  # answers read before the stop are kept (their committing worker was cancelled)
             fatal = group_error.subgroup(LLMFatalError)  # a refused key says more than the failure count
             if fatal is not None:
                 raise fatal.exceptions[0] from None

@@ -1,8 +1,8 @@
 """The MIRAI recipe: its stages in order (``STEPS``), the rules relation_split applies (``RULES``), and
 the rule variant (``params.yaml: mirai.recipe``, ``paper`` or ``relaxed``).
 
-``STEPS`` is the one place the stage order is written: the report's funnel (almanac.reports.mirai) and
-tests/test_recipes.py (dvc.yaml's data deps, README's order) read it.
+The stage order (``STEPS``, ``RECIPE``) is in ``almanac.mirai.steps``, so relation_split, which applies
+these rules, does not depend on the stage declarations.
 
 ``paper`` applies every rule as MIRAI's authors built it: the paper (section 2.2, "Test Splits
 Construction") and, where it is silent, their released construction (yecchen/MIRAI
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
-
-from almanac.core.recipe import Recipe, Step
 
 PAPER: Final = "paper"
 RELAXED: Final = "relaxed"
@@ -155,59 +153,3 @@ AUTHORS_DIFFERENCES: Final = (
 def rules_of(recipe: str) -> tuple[Rule, ...]:
     """The rules ``recipe`` applies, in the order relation_split applies them."""
     return tuple(rule for rule in RULES if recipe in rule.recipes)
-
-
-STEPS: Final = (
-    Step(
-        stage="gdelt_download",
-        label="Download",
-        does="the month's GDELT export (and mentions) files, verified by size and MD5",
-        rejects="almanac.gdelt.download",
-        unit="files",
-        after=(),
-    ),
-    Step(
-        stage="gdelt_ingest",
-        label="Ingest",
-        does="tab-separated exports typed into Parquet, GDELT 1.0 rows mapped",
-        rejects="almanac.gdelt.ingest",
-        unit="rows",
-    ),
-    Step(
-        stage="gdelt_clean",
-        label="Clean",
-        does="MIRAI's cleaning rules, relation = EventBaseCode, daily mentions per quad",
-        rejects="almanac.gdelt.clean",
-        unit="events",
-        per_month=False,
-    ),
-    Step(
-        stage="gdelt_articles",
-        label="Link articles",
-        does="the text of each clean event URL (corpus, page archives, fetcher), OBELICS-style cleaning",
-        rejects="almanac.gdelt.articles",
-        unit="URLs",
-        per_month=False,
-    ),
-    Step(
-        stage="relation_split",
-        label="Sample queries",
-        does="day-pairs admitted by the recipe's rules (RULES), then a balanced seeded monthly sample",
-        rejects="almanac.mirai.relation_split",
-        unit="day-pair groups",
-        after=("gdelt_clean", "gdelt_articles"),
-    ),
-    Step(
-        stage="check_mirai",
-        label="Invariant check",
-        does="the invariant checker over every released query; fails the build on any violation",
-        rejects="almanac.check.mirai",
-        unit="queries",
-        per_month=False,
-        after=("gdelt_clean", "gdelt_articles", "relation_split"),
-        funnel=False,
-    ),
-)
-
-# The stage table (not to be confused with RECIPES, the rule variants above).
-RECIPE: Final = Recipe("mirai", STEPS, reports=("gdelt_stats", "mirai_report"))

@@ -106,27 +106,49 @@ EXAMPLE_FIELDS = (
 )
 
 
+def title_states_answer(row: Mapping[str, Any]) -> bool:
+    """The leakage scan of ``almanac check`` run on the article title: does it state the answer?"""
+    from almanac.check.text import find_answer, is_organisation, is_person
+
+    answer, title = row.get("answer"), row.get("article_title")
+    if not isinstance(answer, str) or not isinstance(title, str) or not answer.strip():
+        return False
+    answer_class, answer_type = row.get("answer_class"), row.get("answer_type")
+    person = is_person(answer_class, answer_type)
+    organisation = is_organisation(answer_class, answer_type)
+    return find_answer(answer, title, person, organisation) is not None
+
+
+WITHHELD_TITLE = "(withheld here: the title states the answer)"
+
+
 def example_question(tables: Mapping[TableKey, pa.Table]) -> Table | None:
-    """The released question with the smallest ``question_id`` (stable across rebuilds and re-splits)
-    as a Field / Value table, its article first; None when there is no released question."""
-    best: dict[str, Any] | None = None
+    """A released question as a Field / Value table, its article first; None when there is none.
+
+    The one with the smallest ``question_id`` (stable across rebuilds and re-splits) among those whose
+    article title passes the title leakage scan: a title is provenance, never shown to a forecaster, and
+    often reports the outcome, which an example shown beside its question must not give away. When every
+    title states its answer, the smallest id is shown with its title withheld.
+    """
+    rows: list[dict[str, Any]] = []
     for key, table in tables.items():
         if "question_id" not in table.column_names or not table.num_rows:
             continue
-        ids = table.column("question_id").to_pylist()
-        index = min(range(len(ids)), key=ids.__getitem__)
-        row = {**table.slice(index, 1).to_pylist()[0], "split": key.split}
-        if best is None or row["question_id"] < best["question_id"]:
-            best = row
-    if best is None:
+        rows.extend({**row, "split": key.split} for row in table.to_pylist())
+    if not rows:
         return None
-    rows = tuple((label, _cell(best.get(column))) for label, column in EXAMPLE_FIELDS)
+    rows.sort(key=lambda row: str(row["question_id"]))
+    best = next((row for row in rows if not title_states_answer(row)), None)
+    if best is None:
+        best = {**rows[0], "article_title": WITHHELD_TITLE}
+    cells = tuple((label, _cell(best.get(column))) for label, column in EXAMPLE_FIELDS)
     return Table(
         "Example question",
         ("Field", "Value"),
-        rows,
+        cells,
         f"One released question (`{best['question_id']}`, {best['split']} split) with the article it was "
-        "written from, as a reader of this release sees it.",
+        "written from, as a reader of this release sees it; chosen so that its article title does not "
+        "state the answer (the title leakage scan of `almanac check`).",
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from almanac.llm.prompts import load_prompt
+from almanac.reports.authorship import OFFLINE, UNKNOWN, RoleAuthor, role_authors
 from almanac.reports.card_text import CARD_TEXTS, CardText
 from almanac.reports.markdown import markdown_table
 from almanac.reports.model import Report
@@ -84,7 +85,7 @@ def render_card(inputs: CardInputs) -> str:
         "## Dataset summary\n\n" + _counts_table(inputs),
         "## Motivation\n\n" + text.motivation,
         "## Composition\n\n" + _composition(inputs, text),
-        "## Collection process\n\n" + text.collection,
+        "## Collection process\n\n" + _collection(inputs, text),
         "## Preprocessing\n\n" + _preprocessing(inputs, text),
         "## Statistics\n\n" + _statistics(inputs),
         "## Uses\n\n" + text.uses + "\n\n**Out of scope.** " + text.out_of_scope,
@@ -101,6 +102,44 @@ def _authorship(report: Report) -> str:
         return ""
     example = tables_markdown((report.example,), level=3) if report.example else ""
     return f"## Who wrote the data\n\n{report.authorship}\n\n{example}"
+
+
+def _collection(inputs: CardInputs, text: CardText) -> str:
+    """The style's process, then what ran each role in this release and any trial sample: the prose names
+    roles, never "an LLM", since under the offline backend no language model ran."""
+    parts = [text.collection]
+    if text.roles:
+        parts.append(backends_sentence(role_authors(inputs.params, text.roles, {})))
+    if inputs.style.name == "openforesight":
+        qgen = _section(inputs.params, "foresight.qgen")
+        limit = int(qgen.get("max_articles_per_month", 0) or 0)
+        if limit > 0:
+            parts.append(
+                f"**Trial build:** at most {limit} articles a month (a seeded sample, "
+                f"`foresight.qgen.sample_seed: {qgen.get('sample_seed', 1)}`) were sent to the generator; "
+                "the others are rejects (`not_sampled`) in the funnel below."
+            )
+    return " ".join(parts)
+
+
+def backends_sentence(authors: Sequence[RoleAuthor]) -> str:
+    """What ran each role: all offline is said plainly (no language model); otherwise role by role."""
+    if authors and all(author.backend == OFFLINE for author in authors):
+        models = sorted({author.model for author in authors})
+        return (
+            "In this release every one of these roles ran on the offline backend (`backend: offline`: "
+            f"fixed rules over the spaCy pipeline {', '.join(f'`{m}`' for m in models)}): no language model "
+            "wrote, checked, classified or rewrote any text."
+        )
+    lines = []
+    for author in authors:
+        if author.backend == OFFLINE:
+            lines.append(f"{author.role}: offline rules (`{author.model}`), no language model")
+        elif author.backend == UNKNOWN:
+            lines.append(f"{author.role}: backend not recorded")
+        else:
+            lines.append(f"{author.role}: the model `{author.model}` (`backend: {author.backend}`)")
+    return "In this release the roles ran on: " + "; ".join(lines) + "."
 
 
 def _counts_table(inputs: CardInputs) -> str:
@@ -179,7 +218,10 @@ def _preprocessing(inputs: CardInputs, text: CardText) -> str:
             )
             for role in text.roles
         ]
-        parts.append("**LLM models per role.**\n\n" + markdown_table(["Role", "Backend", "Model"], role_rows))
+        parts.append(
+            "**Models per role** (`backend: offline`: fixed rules, no language model).\n\n"
+            + markdown_table(["Role", "Backend", "Model"], role_rows)
+        )
         prompts_dir = str(_section(inputs.params, "llm").get("prompts_dir", "prompts"))
         prompt_rows = []
         for name in text.prompts:

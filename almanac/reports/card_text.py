@@ -50,11 +50,11 @@ CARD_TEXTS: dict[str, CardText] = {
         "generated per month from the CommonCrawl News record and split by resolution date, so a model "
         "can be evaluated on months it has not seen.",
         collection="CC-News WARC files of the configured months are parsed with warcio and trafilatura, "
-        "filtered by source, language and length, and near-duplicates are removed with MinHash LSH. An LLM "
-        "(generator role) writes candidate questions per article; a different model (validator role) "
-        "checks each one and keeps the best per article; an editor role rewrites questions whose text "
-        "gives the answer away, after which an exact and fuzzy answer-string re-scan rejects what still "
-        "leaks. Answer types are then filtered with spaCy and the questions are split by resolution month. "
+        "filtered by source, language and length, and near-duplicates are removed with MinHash LSH. The "
+        "generator role writes candidate questions per article; the validator role checks each one and "
+        "keeps the best per article; the editor role rewrites questions whose text gives the answer away, "
+        "after which an exact and fuzzy answer-string re-scan rejects what still leaks. Answer types are "
+        "then filtered with spaCy and the questions are split by resolution month. "
         "For retrieval, the corpus is also exported FutureSim-style: day folders of JSONL keyed by each "
         "article's last possible publish day, 512-token chunks and a BM25 index (tantivy) whose every "
         "query is capped by date; each released question gets its top-k chunks from articles available "
@@ -121,9 +121,9 @@ CARD_TEXTS: dict[str, CardText] = {
         "which candidate event comes next (MCNC) and whether a given event follows (VQA), with splits by "
         "date so models are tested on events after their training data.",
         collection="Wikipedia pages-articles dumps are parsed with mwxml and mwparserfromhell; event "
-        "articles are kept by section titles and an LLM category check (classifier role). WCEP day pages "
+        "articles are kept by section titles and a category check (classifier role). WCEP day pages "
         "from the same dumps give dated events grouped into stories, with their linked news articles looked "
-        "up in the CC-News corpus. An LLM (annotator role) extracts a timeline from the first document, "
+        "up in the CC-News corpus. The annotator role extracts a timeline from the first document, "
         "completes it with later ones and re-orders it; atomic events get arguments, and the six tasks are "
         "cut from the timelines and split by cut date.",
         uses="Training and evaluating event forecasting and temporal reasoning over news timelines.",

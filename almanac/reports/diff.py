@@ -7,9 +7,7 @@ Python values on the columns both versions have; columns present in only one ver
 
 from __future__ import annotations
 
-import json
 import math
-import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -21,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 from tqdm import tqdm
 
-from almanac.core.metrics import is_timing_key
+from almanac.reports.diff_metrics import cell_value, metrics_section, short_text, shown_metrics
 from almanac.reports.markdown import markdown_table
 from almanac.reports.revisions import RevisionReader, ValueChange, params_and_metrics
 from almanac.reports.styles import STYLES, DatasetStyle, TableKey, get_style
@@ -110,13 +108,6 @@ def _label(row: dict[str, Any]) -> str:
     return ""
 
 
-def short_text(value: Any, limit: int = 80) -> str:
-    """One line for a Markdown cell: strings as they are, other values as JSON, cut at ``limit``."""
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def compare_tables(
     style: DatasetStyle,
     key: TableKey,
@@ -176,7 +167,7 @@ def diff_versions(
     styles: Sequence[str] | None = None,
     splits: Sequence[str] | None = None,
     build_missing: bool = False,
-    max_examples: int = 20,
+    max_examples: int = 3,
 ) -> VersionDiff:
     """Compare the released tables, params and metrics of ``rev_a`` (old) and ``rev_b`` (new).
 
@@ -219,24 +210,17 @@ def diff_report(
     styles: Sequence[str] | None = None,
     splits: Sequence[str] | None = None,
     build_missing: bool = False,
-    max_examples: int = 20,
+    max_examples: int = 3,
     timings: bool = False,
+    metrics_all: bool = False,
 ) -> str:
     """The Markdown report of :func:`diff_versions`."""
     diff = diff_versions(repo, rev_a, rev_b, styles, splits, build_missing, max_examples)
-    return render_markdown(diff, timings)
+    return render_markdown(diff, timings, metrics_all)
 
 
 def _commit(commit: str) -> str:
     return commit if commit == "workspace" else commit[:10]
-
-
-def _value(value: Any, absent: str = "(absent)") -> Any:
-    if value is None:
-        return absent
-    if value == "":
-        return '""'
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else short_text(value)
 
 
 def _examples(title: str, total: int, examples: Sequence[RowExample], id_column: str) -> list[str]:
@@ -272,76 +256,61 @@ def _table_section(table: TableDiff) -> list[str]:
     return lines
 
 
-def shown_metrics(metrics: Sequence[ValueChange], timings: bool) -> list[ValueChange]:
-    """The metric changes to list: without ``timings``, none of the wall-clock ``seconds`` keys.
-
-    Metrics hold no time since timings moved to the untracked ``metrics/timings/``; revisions from before
-    still carry ``seconds`` (and ``<role>.seconds`` of LLM stages), so against them every such key differs
-    (or is only in the old version). They are read as any key, and folded into one line unless asked for.
-    """
-    return [change for change in metrics if timings or not is_timing_key(change.key)]
-
-
-def _metrics_section(metrics: Sequence[ValueChange], timings: bool) -> list[str]:
-    shown = shown_metrics(metrics, timings)
-    skipped = len(metrics) - len(shown)
-    metrics = shown
-    # A metrics file whose every listed key is on one side only (a new stage or month) gets one line.
-    by_path: dict[str, list[ValueChange]] = {}
-    for change in metrics:
-        by_path.setdefault(change.path, []).append(change)
+def _tables_section(tables: Sequence[TableDiff]) -> list[str]:
+    """A row per table that differs; the unchanged ones in one line per style."""
+    if not tables:
+        return ["No released table at either revision."]
+    headers = ["style", "config", "split", "rows (old)", "rows (new)", "added", "removed", "changed"]
+    differ = [t for t in tables if t.differs or t.duplicates_a or t.duplicates_b]
     lines: list[str] = []
-    rows: list[list[Any]] = []
-    for path, changes in by_path.items():
-        if all(c.old is None for c in changes) or all(c.new is None for c in changes):
-            side = "new" if changes[0].old is None else "old"
-            lines.append(f"- `{path}`: {len(changes)} key(s) only in the {side} version")
-            continue
-        rows.extend([path, c.key, _value(c.old), _value(c.new), _value(c.change, "")] for c in changes)
-    if rows:
-        lines[:0] = [markdown_table(["file", "key", "old", "new", "change"], rows), ""]
-    if not metrics:
-        lines.append("No metric differs.")
-    if skipped:
-        lines.append(
-            f"- {skipped} timing key(s) (`seconds`, written by revisions from before timings left the"
-            " metrics) also differ; `almanac diff --timings` lists them."
-        )
+    if differ:
+        rows = [
+            [t.style, t.config, t.split, t.rows_a, t.rows_b, t.added, t.removed, t.changed, t.unchanged]
+            for t in differ
+        ]
+        lines.append(markdown_table([*headers, "unchanged"], rows))
+    else:
+        lines.append("No released row differs.")
+    same: dict[str, list[TableDiff]] = {}
+    for table in tables:
+        if table not in differ:
+            same.setdefault(table.style, []).append(table)
+    if same:
+        lines.append("")
+    for style, unchanged in same.items():
+        names = ", ".join(f"{t.config}/{t.split}" for t in unchanged)
+        rows_total = sum(t.rows_b for t in unchanged)
+        listed = names if len(unchanged) <= 4 else f"{len(unchanged)} tables"
+        lines.append(f"- {style}: {listed} unchanged ({rows_total} rows)")
     return lines
 
 
-def render_markdown(diff: VersionDiff, timings: bool = False) -> str:
-    """A Markdown report: summary per table, params, metrics, then examples per table that differs."""
+def render_markdown(diff: VersionDiff, timings: bool = False, metrics_all: bool = False) -> str:
+    """A Markdown report: row changes per table (with examples), then params, then a metrics summary
+    (every metric with ``metrics_all``)."""
     lines = [
         f"# Dataset diff: `{diff.rev_a}` → `{diff.rev_b}`",
         "",
         f"Commits `{_commit(diff.commit_a)}` → `{_commit(diff.commit_b)}`. Rows are matched by each style's "
         "stable id; fields are compared on the columns both versions have.",
         "",
-        "## Released tables",
+        "## Released rows",
+        "",
+        *_tables_section(diff.tables),
         "",
     ]
-    if diff.tables:
-        headers = ["style", "config", "split", "rows (old)", "rows (new)", "added", "removed", "changed"]
-        rows = [
-            [t.style, t.config, t.split, t.rows_a, t.rows_b, t.added, t.removed, t.changed, t.unchanged]
-            for t in diff.tables
-        ]
-        lines.append(markdown_table([*headers, "unchanged"], rows))
-    else:
-        lines.append("No released table at either revision.")
-    lines += ["", f"## Params ({len(diff.params)} differ)", ""]
+    for table in diff.tables:
+        if table.differs or table.duplicates_a or table.duplicates_b:
+            lines += _table_section(table)
+    lines += [f"## Params ({len(diff.params)} differ)", ""]
     if diff.params:
-        rows = [[c.path, c.key, _value(c.old), _value(c.new)] for c in diff.params]
+        rows = [[c.path, c.key, cell_value(c.old), cell_value(c.new)] for c in diff.params]
         lines.append(markdown_table(["file", "key", "old", "new"], rows))
     else:
         lines.append("No param differs.")
     listed = len(shown_metrics(diff.metrics, timings))
-    lines += ["", f"## Metrics ({listed} differ)", "", *_metrics_section(diff.metrics, timings)]
+    lines += ["", f"## Metrics ({listed} differ)", "", *metrics_section(diff.metrics, timings, metrics_all)]
     lines.append("")
-    for table in diff.tables:
-        if table.differs or table.duplicates_a or table.duplicates_b:
-            lines += _table_section(table)
     if diff.notes:
         lines += ["## Notes", "", *(f"- {note}" for note in diff.notes), ""]
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -107,6 +107,7 @@ def funnel_steps(
                 "unit": step.unit,
                 "scope": ", ".join(months) if step.per_month else "all months",
                 **{key: counts[key] for key in ("items_in", "items_out", "rejected", "rejected_by_reason")},
+                "produced": counts["produced"],  # None unless the step makes new items (qgen: questions)
                 "llm": _llm_counters(files),
             }
         )
@@ -247,13 +248,19 @@ def funnel_series(rows: Sequence[dict[str, Any]]) -> Series:
 
 
 def funnel_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Funnel rows keyed by stage, in the shape ``dvc metrics diff`` compares well (flat numbers)."""
-    return {
-        row["stage"]: {
+    """Funnel rows keyed by stage, in the shape ``dvc metrics diff`` compares well (flat numbers), each with
+    the unit its counts are in (the steps of one style count articles, then questions, ...)."""
+    metrics: dict[str, Any] = {}
+    for index, row in enumerate(rows):
+        step: dict[str, Any] = {
+            "unit": row["unit"],
             "in": row["items_in"],
             "out": row["items_out"],
             "rejected": row["rejected"],
             "rejected_by_reason": row["rejected_by_reason"],
         }
-        for row in rows
-    }
+        if row.get("produced") is not None:  # qgen: 30 articles in, 13 gave questions, 19 questions made
+            step["made"] = row["produced"]
+            step["made_unit"] = rows[index + 1]["unit"] if index + 1 < len(rows) else row["unit"]
+        metrics[row["stage"]] = step
+    return metrics

@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from almanac.mirai.cameo import binary_of_quad, relation_name
-from almanac.mirai.recipe import RECIPE
+from almanac.mirai.steps import RECIPE
 from almanac.reports import mirai_stats as stats
 from almanac.reports.distributions import summary
 from almanac.reports.funnel import (
@@ -89,7 +89,7 @@ def build_report(scope: ReportScope) -> Report:
         tuple(series),
         tuple(tables),
         tuple(notes),
-        summary=style_summary("mirai", released, metrics) if scope.whole else None,
+        summary=style_summary("mirai", released, metrics, "queries") if scope.whole else None,
         panels=PANELS if scope.whole else (),
     )
 

@@ -159,7 +159,11 @@ def build_report(scope: ReportScope, metrics_dir: Path = METRICS) -> Report:
         series,
         tables,
         notes,
-        summary=style_summary("openforecast", _samples_by_split_month(con), metrics) if scope.whole else None,
+        summary=(
+            style_summary("openforecast", _samples_by_split_month(con), metrics, "samples")
+            if scope.whole
+            else None
+        ),
         panels=PANELS if scope.whole else (),
         authorship=authorship_statement(
             # The rows name no model: the backend comes from params alone (the roles are stage params).

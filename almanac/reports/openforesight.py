@@ -57,6 +57,7 @@ FUNNEL = tuple(
         step.label if step.per_month else f"{step.label}, all months",
         step.unit,
         step.per_month,
+        step.produces,  # qgen: the questions it made, beside the articles it read
     )
     for step in RECIPE.funnel()
 )
@@ -132,7 +133,9 @@ def build_report(scope: ReportScope) -> Report:
         series,
         report_tables,
         _notes(months, scope.params),
-        summary=style_summary(STYLE, metrics["by_split_month"], metrics) if scope.whole else None,
+        summary=(
+            style_summary(STYLE, metrics["by_split_month"], metrics, "questions") if scope.whole else None
+        ),
         panels=PANELS if scope.whole else (),
         authorship=authorship_statement(authors),
         example=example_question(tables),
@@ -227,7 +230,12 @@ def _rates_table(
             leakage["cross_question_dropped"],
             split_checked,
         ),
-        ("Rewritten by the leakage editor (LLM)", published, leakage["editor_edited"], editor_checked),
+        (
+            "Rewritten by the leakage editor (editor role)",
+            published,
+            leakage["editor_edited"],
+            editor_checked,
+        ),
         ("Dropped by the leakage re-scan", published, leakage["rescan_dropped"], editor_checked),
         *(
             (f"Dropped by the re-scan: {kind} match", published, n, editor_checked)

@@ -1,18 +1,34 @@
-"""``almanac status``: what is built for which months, from dvc.lock, the splits and ``dvc status``."""
+"""``almanac status``: what is built for which months, from dvc.lock, the splits and ``dvc status``.
+
+Two tables: per style and month of ``months``, the stages locked and the report; then the released rows by
+split and by the month each row belongs to, which is the month the style files or dates it under (MIRAI's
+query month, OpenForesight's split month file, OpenForecast's cut date). A row may belong to a month
+outside ``months`` (OpenForecast cuts train and validation before the first month): those months are listed
+too, marked, rather than the rows going uncounted.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
 
 import yaml
 
 from almanac.core.layout import report_dir
-from almanac.reports.card_text import CARD_TEXTS
+from almanac.events.recipe import RECIPE as OPENFORECAST
+from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
+from almanac.mirai.steps import RECIPE as MIRAI
+from almanac.pipeline.corpus import CCNEWS_INGEST, DEDUP
+from almanac.pipeline.declare import Stage
 from almanac.reports.markdown import markdown_table
-from almanac.reports.styles import STYLES, read_split_tables
+from almanac.reports.styles import SPLIT_ORDER, STYLES, DatasetStyle, split_files
+
+# Each style's stages, from its recipe (the declarations in order): the corpus stages, its steps, its reports.
+STYLE_STAGES: dict[str, tuple[Stage, ...]] = {
+    recipe.style: (CCNEWS_INGEST, DEDUP, *recipe.declarations())
+    for recipe in (OPENFORESIGHT, OPENFORECAST, MIRAI)
+}
 
 
 @dataclass(frozen=True)
@@ -22,7 +38,6 @@ class MonthStatus:
     locked: int  # stages of the style with a dvc.lock entry for this month (or global)
     expected: int
     changed: tuple[str, ...]  # of those, stages dvc status reports as changed (empty when not checked)
-    rows_by_split: dict[str, int]
     report: bool  # reports/<style>/<month>/metrics.json exists
 
 
@@ -45,15 +60,13 @@ def month_status(
     months: Sequence[str], repo: Path = Path("."), changed: set[str] | None = None
 ) -> list[MonthStatus]:
     locked = locked_stages(repo / "dvc.lock")
-    stage_names = _all_stage_names(repo / "dvc.yaml")
     rows = []
     for style in STYLES.values():
         for month in months:
-            expected = _stage_instances(CARD_TEXTS[style.name].stages, stage_names, month)
-            expected.append(f"{style.name}_report@{month}")
-            counts: dict[str, int] = {}
-            for key, table in read_split_tables(style, [month]).items():
-                counts[key.split] = counts.get(key.split, 0) + table.num_rows
+            expected = [
+                f"{stage.name}@{month}" if stage.per_month else stage.name
+                for stage in STYLE_STAGES[style.name]
+            ]
             rows.append(
                 MonthStatus(
                     style=style.name,
@@ -61,44 +74,89 @@ def month_status(
                     locked=sum(name in locked for name in expected),
                     expected=len(expected),
                     changed=tuple(sorted(name for name in expected if changed and name in changed)),
-                    rows_by_split=dict(sorted(counts.items())),
                     report=(repo / report_dir(style.name, month) / "metrics.json").is_file(),
                 )
             )
     return rows
 
 
-def _all_stage_names(dvc_yaml: Path) -> Mapping[str, Any]:
-    if not dvc_yaml.is_file():
-        return {}
-    return (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages") or {}
+def released_rows(style: DatasetStyle, repo: Path = Path(".")) -> dict[str, dict[str, int]]:
+    """split -> month the row belongs to -> released rows, over every file of the style (every month)."""
+    import fsspec
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    fs = fsspec.filesystem("dir", path=str(repo.resolve()), fs=fsspec.filesystem("file"))
+    counts: dict[str, dict[str, int]] = {}
+    for key, paths in split_files(style, None, fs).items():
+        by_month = counts.setdefault(key.split, {})
+        for path in paths:
+            with fs.open(path, "rb") as handle:
+                parquet = pq.ParquetFile(handle)
+                if style.month_column is None:  # the file is the month: its name
+                    month = PurePosixPath(path).stem
+                    by_month[month] = by_month.get(month, 0) + parquet.metadata.num_rows
+                    continue
+                dates = parquet.read(columns=[style.month_column])[style.month_column]
+            months = pc.fill_null(pc.strftime(dates, format="%Y-%m"), "(no date)")
+            for item in pc.value_counts(months).to_pylist():
+                month = str(item["values"])
+                by_month[month] = by_month.get(month, 0) + int(item["counts"])
+    order = {split: index for index, split in enumerate(SPLIT_ORDER)}
+    return {
+        split: dict(sorted(counts[split].items()))
+        for split in sorted(counts, key=lambda split: (order.get(split, len(order)), split))
+    }
 
 
-def _stage_instances(bases: Sequence[str], stages: Mapping[str, Any], month: str) -> list[str]:
-    """``name@month`` for foreach stages, ``name`` for global ones, as dvc.lock names them."""
-    names = []
-    for base in bases:
-        definition = stages.get(base) or {}
-        names.append(f"{base}@{month}" if "foreach" in definition else base)
-    return names
+OUTSIDE = "*"  # marks a month that is not in `months`
 
 
-def status_markdown(rows: Sequence[MonthStatus], checked: bool) -> str:
+def rows_markdown(rows: Mapping[str, Mapping[str, Mapping[str, int]]], months: Sequence[str]) -> str:
+    """style -> split -> month -> rows as one table: a column per month (those outside ``months`` marked),
+    then the split's total."""
+    found = sorted({month for splits in rows.values() for by_month in splits.values() for month in by_month})
+    columns = sorted(set(found) | set(months))
+    headers = ["Style", "Split", *(m if m in months else f"{m} {OUTSIDE}" for m in columns), "All"]
+    table_rows = []
+    for style, splits in rows.items():
+        if not splits:
+            table_rows.append([style, "nothing built", *("-" for _ in columns), 0])
+        for split, by_month in splits.items():
+            cells = [by_month.get(month) or "-" for month in columns]
+            table_rows.append([style, split, *cells, sum(by_month.values())])
+    outside = [m for m in columns if m not in months]
+    note = (
+        f"\n\n{OUTSIDE} not in `months` ({', '.join(outside)}): rows dated there by the style"
+        " (e.g. OpenForecast's train and validation cut before the first month)."
+        if outside
+        else ""
+    )
+    return markdown_table(headers, table_rows) + note
+
+
+def status_markdown(
+    rows: Sequence[MonthStatus],
+    checked: bool,
+    released: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
+    months: Sequence[str] = (),
+) -> str:
     table = markdown_table(
-        ["Style", "Month", "Stages locked", "Changed since lock", "Rows per split", "Report"],
+        ["Style", "Month", "Stages locked", "Changed since lock", "Report"],
         [
             (
                 row.style,
                 row.month,
                 f"{row.locked}/{row.expected}",
                 (", ".join(row.changed) or "none") if checked else "not checked",
-                ", ".join(f"{split} {count}" for split, count in row.rows_by_split.items())
-                or "nothing built",
                 "yes" if row.report else "no",
             )
             for row in rows
         ],
     )
+    if released is not None:
+        table += "\n\nReleased rows by split and by the month each row belongs to:\n\n"
+        table += rows_markdown(released, months)
     hint = (
         ""
         if checked

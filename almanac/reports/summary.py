@@ -1,11 +1,13 @@
-"""A style's summary: the few numbers `dvc metrics show` prints for it (reports/<style>/all/summary.json).
+"""A style's summary: the one line `dvc metrics show` prints for it (reports/<style>/all/summary.json).
 
 Every other count file is a DVC output, not a DVC metric: each stage's metrics (``reports/metrics/``, in
 the DVC cache), each report's ``metrics.json`` and the check counts (``reports/check/``, git-tracked).
-Declared as metrics they made ``dvc metrics show`` a table of over a thousand columns. The summary keeps
-what a reader scans after a build: released rows per split and month, how many items each funnel step
-kept, whether the invariant check passed and what the LLM calls cost. Its size grows with the steps,
-split-months and LLM counters (tens of keys), never with the data.
+``dvc metrics show`` prints one column per key of every declared file, the union over the styles, so every
+style writes the same few flat keys (``SUMMARY_KEYS``, at most 12 columns), whose values or names carry
+their unit: what the first funnel step read ("30 articles"), what was released ("7 questions"), the rows
+per split, the check's verdict and what the LLM calls cost. The detail (rows per split and month, each
+funnel step with its unit, rejects by reason) is in the report beside it: ``metrics.json`` and
+``report.md``.
 """
 
 from __future__ import annotations
@@ -17,12 +19,25 @@ from typing import Any
 from almanac.core.io import read_json
 from almanac.core.layout import check_report
 
+SPLITS = ("train", "validation", "test")
+# The columns of `dvc metrics show`, the same for every style.
+SUMMARY_KEYS = (
+    "check",
+    "read",
+    "released",
+    *SPLITS,
+    "llm_requests",
+    "llm_tokens",
+    "llm_cost_usd",
+)
+
 
 def style_summary(
-    style: str, released: Mapping[str, Mapping[str, int]], metrics: Mapping[str, Any]
+    style: str, released: Mapping[str, Mapping[str, int]], metrics: Mapping[str, Any], row_unit: str
 ) -> dict[str, Any]:
     """``build_summary`` from a whole-dataset report's metrics (``funnel``, ``llm``) and the style's check."""
-    return build_summary(released, metrics["funnel"], metrics["llm"], read_check(check_report(style)))
+    check = read_check(check_report(style))
+    return build_summary(released, metrics["funnel"], metrics["llm"], check, row_unit)
 
 
 def build_summary(
@@ -30,56 +45,47 @@ def build_summary(
     funnel: Mapping[str, Mapping[str, Any]],
     llm: Mapping[str, float],
     check: Mapping[str, Any] | None,
+    row_unit: str = "rows",
 ) -> dict[str, Any]:
-    """The summary of one style's whole dataset.
+    """The summary of one style's whole dataset: ``SUMMARY_KEYS``, in that order.
 
-    ``released``: split -> month -> rows released. ``funnel``: stage -> {"in", "out", ...} in step order, as
-    ``almanac.reports.funnel.funnel_metrics`` gives it. ``llm``: counter -> total over the steps.
+    ``released``: split -> month -> rows released. ``funnel``: stage -> {"in", "out", "unit", ...} in step
+    order, as ``almanac.reports.funnel.funnel_metrics`` gives it. ``llm``: counter -> total over the steps.
     ``check``: the check stage's counts (``reports/check/<style>.json``), or None when it has not run.
+    ``row_unit``: what one released row is (questions, samples, queries); the funnel's last step may count
+    something else (MIRAI's split reads day-pair groups).
     """
+    per_split = {split: sum(months.values()) for split, months in released.items()}
+    steps = list(funnel.values())
+    first_unit = str(steps[0].get("unit", "")) if steps else ""
     summary: dict[str, Any] = {
-        "rows": row_counts(released),
-        "funnel": funnel_counts(funnel),
-        "llm": dict(llm),
+        "check": check_verdict(check),
+        "read": with_unit(int(steps[0]["in"]), first_unit) if steps else "nothing",
+        "released": with_unit(sum(per_split.values()), row_unit),
+        **{split: per_split.get(split, 0) for split in SPLITS},
+        "llm_requests": int(llm.get("requests", 0)),
+        "llm_tokens": int(llm.get("prompt_tokens", 0)) + int(llm.get("completion_tokens", 0)),
+        "llm_cost_usd": round(float(llm.get("cost_usd", 0.0)), 6),
     }
-    if check is not None:
-        summary["check"] = check_counts(check)
+    others = sorted(set(per_split) - set(SPLITS))
+    if others:  # a split outside train/validation/test would be hidden otherwise
+        raise ValueError(f"summary: unknown split(s) {others}; expected {list(SPLITS)}")
     return summary
 
 
-def row_counts(released: Mapping[str, Mapping[str, int]]) -> dict[str, Any]:
-    """``all`` rows, and per split its months and its ``all``: ``rows.train.2025-04``, ``rows.train.all``.
-
-    Short keys on purpose: ``dvc metrics show`` prints one column per key.
-    """
-    rows: dict[str, Any] = {
-        split: {**months, "all": sum(months.values())} for split, months in released.items()
-    }
-    return {"all": sum(split["all"] for split in rows.values()), **rows}
+def with_unit(count: int, unit: str) -> str:
+    """``30 articles``: a count with what it counts (thousands separated, as the reports print them)."""
+    return f"{count:,} {unit}".strip()
 
 
-def funnel_counts(funnel: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
-    """What the first step read, then what each step kept.
-
-    Keys are numbered in step order (``00_in``, ``01_<first stage>``, ...): JSON keys and
-    ``dvc metrics show`` columns are sorted by name, and a funnel read out of order says nothing.
-    """
-    steps = list(funnel.items())
-    if not steps:
-        return {}
-    counts = {"00_in": int(steps[0][1]["in"])}
-    for index, (stage, step) in enumerate(steps, start=1):
-        counts[f"{index:02d}_{stage}"] = int(step["out"])
-    return counts
-
-
-def check_counts(check: Mapping[str, Any]) -> dict[str, Any]:
-    """Passed or not, rows checked, and the violations summed over every invariant."""
-    return {
-        "ok": bool(check["ok"]),
-        "rows": int(check["rows"]),
-        "violations": sum(int(item["violations"]) for item in check["invariants"].values()),
-    }
+def check_verdict(check: Mapping[str, Any] | None) -> str:
+    """``ok``, ``N violations`` (summed over every invariant), or ``not run`` when the check has no file."""
+    if check is None:
+        return "not run"
+    violations = sum(int(item["violations"]) for item in check["invariants"].values())
+    if bool(check["ok"]) and not violations:
+        return "ok"
+    return f"{violations} violations" if violations else "failed"
 
 
 def read_check(path: Path) -> dict[str, Any] | None:

@@ -45,6 +45,7 @@ class Event:
     global_id: int = 0
     damage: str = ""  # "cut" | "bad_mentions" | "latin1": written as a malformed line
     fields: list[str] = field(default_factory=list)  # once drawn, so a re-exported event repeats them
+    history: bool = False  # an earlier quad of a candidate's pair: its fields come from the history RNG
 
 
 @dataclass

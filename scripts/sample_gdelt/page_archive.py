@@ -118,6 +118,13 @@ def month_pages(month: str, slots: list[Slot], notes: list[str]) -> tuple[list[C
         quiet = next(events[key] for key in sorted(events) if 50 <= events[key].mentions < 100)
         late += [page(quiet, url, good_paragraphs(rng, quiet)) for url in sorted(quiet.urls)]
         notes.append(f"{month}: {sorted(quiet.urls)[-1]} cut short at the end of {LATE_PAGES_FILE}")
+    # Pages of the quiet (50-99 mention) relations that share their day and pair with a loud event, so
+    # they can be answers of its query; drawn last, so no page above changes.
+    loud_pairs = {(event.day, event.subject, event.obj) for event in loud}
+    for key in sorted(events):
+        event = events[key]
+        if 50 <= event.mentions < 100 and (event.day, event.subject, event.obj) in loud_pairs:
+            main += [page(event, url, good_paragraphs(rng, event)) for url in sorted(event.urls)]
     return main, late
 
 

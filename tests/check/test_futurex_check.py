@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from almanac.check.futurex import Sources, check_futurex
+from almanac.check.text import question_template
 
 CUT, RESOLVED = date(2025, 5, 31), date(2025, 6, 7)
 QUESTIONS = {
@@ -114,8 +115,8 @@ def row(level: int, **changes: Any) -> dict[str, Any]:
     return base
 
 
-def failures(rows: list[dict[str, Any]], cap: int = 3) -> dict[str, set[str]]:
-    report = check_futurex(rows, SOURCES, cap)
+def failures(rows: list[dict[str, Any]], cap: int = 3, per_template: int = 0) -> dict[str, set[str]]:
+    report = check_futurex(rows, SOURCES, cap, max_per_template=per_template)
     return {result.name: set(result.failures) for result in report.violated}
 
 
@@ -175,3 +176,12 @@ def test_a_source_released_twice_and_a_crowded_day() -> None:
     crowded = [row(3, question_id=f"c{n}", source_id=f"q{n}") for n in range(3)]
     assert "source_day_cap" in failures(crowded, cap=2)
     assert "source_day_cap" not in failures(crowded, cap=0)
+
+
+def test_two_rows_of_one_template_from_one_site_and_day_are_reported() -> None:
+    same = [row(3, question_id=f"c{n}", source_id=f"q{n}") for n in range(2)]  # the same question form
+    assert failures(same, cap=0, per_template=1)["template_cap"] == {"c0", "c1"}
+    assert "template_cap" not in failures(same, cap=0, per_template=2)
+    assert question_template("Which actions will FRA take towards NGA on April 1, 2025, as recorded?") == (
+        "which actions will X take towards X on # as recorded"
+    )

@@ -160,3 +160,27 @@ def test_article_last_day_follows_the_precision() -> None:
     assert article_last_day(published, "day") == date(2025, 3, 25)
     assert article_last_day(published, "upper_bound") == date(2025, 3, 25)  # the crawl bounds it
     assert article_last_day(published, "month") is None  # no precision the corpus knows: no day
+
+
+def test_a_chunk_of_the_questions_own_article_is_reported() -> None:
+    rows = [
+        context_row(article_id="a-own"),
+        context_row(rank=2, url="https://NEWS.example/2025/04/20/mayor#x"),
+    ]
+    assert failures(rows, [question(article_id="a-own")]) == {
+        "retrieval_not_own_article": {"q-train-1#1", "q-train-1#2"},
+    }
+
+
+def test_a_chunk_that_copies_the_questions_own_article_is_reported() -> None:
+    source = "Dana Whitcombe won the Port Alder mayor race with 61 percent of the vote on Sunday"
+    copied = context_row(url="https://wire.example/reprint", text="Reprint: " + source)
+    report = check_openforesight(
+        [question()],
+        MONTHS,
+        {URL: article(URL, date(2025, 4, 20), text=source)},
+        retrieval=RetrievalContext([copied, context_row(rank=2)], CHUNKS, cutoff_months=1),
+    )
+    assert {result.name: set(result.failures) for result in report.violated} == {
+        "retrieval_not_own_article": {"q-train-1#1"}
+    }

@@ -7,6 +7,7 @@ from collections import Counter
 from datetime import date
 from typing import Any
 
+from almanac.core.hindsight import HINDSIGHT_WORDS
 from almanac.events.cuts import NegativesConfig, SplitWindows
 from almanac.events.distractors import (
     balanced_positions,
@@ -17,7 +18,7 @@ from almanac.events.distractors import (
     rewrite_names,
     same_side_times,
 )
-from almanac.events.hindsight import HINDSIGHT_WORDS, hindsight_phrase
+from almanac.events.hindsight import hindsight_phrase
 
 WINDOWS = SplitWindows("2025-03-31", "2025-04-01", "2025-04-30", "2025-05-01", "2025-06-30")
 

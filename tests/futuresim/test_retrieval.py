@@ -96,3 +96,40 @@ def test_config_refuses_nonsense() -> None:
         RetrievalConfig(k=0)
     with pytest.raises(ValueError, match="query_fields"):
         RetrievalConfig(query_fields=("answer",))
+
+
+# An imported split promises no date order: its question's own article ("source", 2025-03-05) and a
+# syndicated copy of it on another outlet ("copy", a day later) are both before the cut-off.
+SOURCE_TEXT = "Dana Whitcombe won the Port Alder mayor race with 61 percent of the vote on Sunday night"
+OWN = [
+    article("source", "2025-03-05", SOURCE_TEXT),
+    article("copy", "2025-03-06", "Reprinted. " + SOURCE_TEXT, source="wire.example"),
+    article("other", "2025-03-07", "Port Alder mayor race: a second debate is planned"),
+]
+
+
+@pytest.fixture(scope="module")
+def own_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return index_of(OWN, tmp_path_factory.mktemp("own") / "index")
+
+
+def test_retrieval_skips_the_questions_own_article_and_its_syndicated_copy(own_index: Path) -> None:
+    imported = question(article_id="source", url="https://news.example/source", **QUERY)
+    texts = {"source": SOURCE_TEXT}
+    stranger = question(article_id="unrelated", url="https://news.example/unrelated", **QUERY)
+    unguarded = retrieve([stranger], RetrievalConfig(k=3), index_search(own_index)).to_pylist()
+    assert {row["article_id"] for row in unguarded} == {"source", "copy", "other"}  # what the search finds
+    rows = retrieve([imported], RetrievalConfig(k=3), index_search(own_index), texts).to_pylist()
+    assert [(row["rank"], row["article_id"]) for row in rows] == [(1, "other")]
+
+
+def test_without_the_source_text_only_the_id_and_url_are_recognised(own_index: Path) -> None:
+    by_url = question(article_id="elsewhere", url="https://NEWS.example/source#top", **QUERY)
+    rows = retrieve([by_url], RetrievalConfig(k=3), index_search(own_index)).to_pylist()
+    assert {row["article_id"] for row in rows} == {"copy", "other"}  # same canonical URL: skipped
+
+
+def test_skipped_hits_are_replaced_by_the_next_ones(own_index: Path) -> None:
+    imported = question(article_id="source", url="https://news.example/source", **QUERY)
+    rows = retrieve([imported], RetrievalConfig(k=1), index_search(own_index), {"source": SOURCE_TEXT})
+    assert rows.column("article_id").to_pylist() == ["other"]  # k=1 still gives one chunk

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from almanac.core.layout.stages import stage_outputs
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
+from almanac.pipeline.dag import stage
 from tests.test_recipes import PRODUCERS
 
 FILTERS = ("futuresim_repair", "futuresim_answerability", "futuresim_funnel", "check_futuresim")
 
 
 def test_the_filters_write_only_their_own_files() -> None:
-    for stage in FILTERS:
-        for path in stage_outputs(stage).all():
-            assert path.parts[:2] == ("data", "futuresim") or path.parts[0] == "reports", (stage, path)
-            assert "foresight" not in path.parts, (stage, path)
+    for name in FILTERS:
+        for path in stage(name).outputs():
+            assert path.parts[:2] == ("data", "futuresim") or path.parts[0] == "reports", (name, path)
+            assert "foresight" not in path.parts, (name, path)
 
 
 def test_no_openforesight_stage_reads_what_the_filters_write() -> None:
-    for stage in (*OPENFORESIGHT.stages, *OPENFORESIGHT.reports):
-        assert not PRODUCERS[stage] & set(FILTERS), stage
+    for name in (*OPENFORESIGHT.stages, *OPENFORESIGHT.reports):
+        assert not PRODUCERS[name] & set(FILTERS), name

@@ -74,10 +74,15 @@ def question(**changes: str) -> GeneratedQuestion:
 def test_generation_from_a_merger_article(cache: LLMCache) -> None:
     ledger = StageLedger("qgen")
     [questions] = run("qgen", [qgen_item("a1", *MERGER, source="example.com", n_questions=3)], cache, ledger)
-    # Only the first sentence qualifies: the authority's name has 4 words, "Shares of Sony" is not an
-    # entity, and the last sentence is reported speech.
-    assert len(questions) == 1
-    q = questions[0]
+    # Only the first sentence gives a named-entity question: the authority's name has 4 words, "Shares of
+    # Sony" is not an entity, and the last sentence is reported speech. With two of three slots left, the
+    # exact amount "2 percent" (an adverbial of "fell") becomes a numeric candidate, for the validator to drop.
+    assert len(questions) == 2
+    q, numeric = questions
+    assert numeric.question_title == "By what percentage will shares of Sony fall by October 14, 2025?"
+    assert (numeric.answer, numeric.answer_type) == ("2 percent", "numeric (percent)")
+    [dropped] = run("validate", [validate_item("q2", numeric, MERGER[0], MERGER[1], MERGER[2])], cache)
+    assert not dropped.valid and dropped.failed_criteria[0] == "non_numeric"
     assert q.question_title == "Which organization will acquire Activision Blizzard by October 14, 2025?"
     assert (q.answer, q.answer_type) == ("Microsoft", "string (organization)")
     assert (q.question_start_date, q.resolution_date) == ("2025-10-07", "2025-10-14")

@@ -105,7 +105,9 @@ def test_markdown_report(head_diff: VersionDiff) -> None:
     text = render_markdown(head_diff)
     assert text.startswith("# Dataset diff: `HEAD~1` → `HEAD`\n")
     assert "| openforesight | default | test | 2 | 2 | 1 | 1 | 1 | 0 |" in text
-    assert "| mirai | default | test | 2 | 2 | 0 | 0 | 0 | 2 |" in text
+    assert "- mirai: default/test unchanged (2 rows)" in text  # an unchanged table takes no table row
+    # the order a reader scans: the rows (with examples), then params, then metrics
+    assert text.index("## openforesight · default/test") < text.index("## Params") < text.index("## Metrics")
     assert "## Params (8 differ)" in text
     assert "| params.yaml | build.questions.q-a.title | Will A happen? | Will A happen by May? |" in text
     assert "| params.yaml | build.questions.q-b.title | Will B happen? | (absent) |" in text
@@ -319,3 +321,58 @@ def test_table_diff_differs_flag() -> None:
     base = TableDiff("s", "c", "t", "id", 1, 1, 0, 0, 0, 1)
     assert not base.differs
     assert TableDiff("s", "c", "t", "id", 1, 1, 0, 0, 0, 1, columns_removed=("x",)).differs
+
+
+def _many_metric_changes() -> tuple[ValueChange, ...]:
+    """A param change as the sample saw it: hundreds of MIRAI balance keys, a few funnel and row counts."""
+    balance = [
+        ValueChange("reports/mirai/all/metrics.json", f"balance.pair_{i:03d}.share", 0.5, 0.25, -0.25)
+        for i in range(300)
+    ]
+    funnel = [
+        ValueChange("reports/mirai/all/metrics.json", "funnel.relation_split.out", 28, 15, -13),
+        ValueChange("reports/mirai/all/summary.json", "test", 28, 15, -13),
+        ValueChange("reports/metrics/relation_split/2025-04.json", "items_out", 9, 5, -4),
+        ValueChange("reports/metrics/relation_split/2025-04.json", "rejected", 52, 400, 348),
+    ]
+    new_month = [ValueChange("reports/mirai/2025-07/metrics.json", f"k{i}", None, 1) for i in range(5)]
+    return tuple(balance + funnel + new_month)
+
+
+def test_markdown_metrics_summary_when_hundreds_differ() -> None:
+    metrics = _many_metric_changes()
+    text = render_markdown(VersionDiff("a", "b", "a" * 40, "b" * 40, (), (), metrics))
+    section = text.split("## Metrics (309 differ)\n\n")[1]
+    assert len(section.splitlines()) <= 30  # the issue's budget, whatever the number of keys
+    assert section.startswith(
+        "309 metric(s) differ in 4 file(s); `almanac diff --metrics all` lists every one."
+    )
+    # files by the number of keys that differ: 301 in the MIRAI metrics (300 balance, 1 funnel)
+    assert "| reports/mirai/all/metrics.json | 301 | `balance` 300, `funnel` 1 |" in section
+    assert (
+        "| reports/mirai/2025-07/metrics.json | 5 (only in the new version) | `k0` 1, `k1` 1, `k2` 1, 2 more |"
+        in (section)
+    )
+    # the style summary's change first (what `dvc metrics show` prints), then the largest relative change:
+    # rejected 52 -> 400 is (400 - 52) / 52 = 6.69 times its old value, 28 -> 15 is 13 / 28 = 0.46, then
+    # 9 -> 5 (4 / 9 = 0.44) before the balance shares (0.25 / max(0.5, 1) = 0.25)
+    largest = section.split("then relative to the old value):")[1]
+    order = [line.split(" | ")[1] for line in largest.strip().splitlines()[2:7]]
+    assert order == ["test", "rejected", "funnel.relation_split.out", "items_out", "balance.pair_000.share"]
+    assert "balance.pair_299" not in section  # the long tail stays out of the summary
+
+    full = render_markdown(VersionDiff("a", "b", "a" * 40, "b" * 40, (), (), metrics), metrics_all=True)
+    assert "| reports/mirai/all/metrics.json | balance.pair_299.share | 0.5 | 0.25 | -0.25 |" in full
+    assert "- `reports/mirai/2025-07/metrics.json`: 5 key(s) only in the new version" in full
+
+
+def test_unchanged_tables_fold_into_one_line_per_style() -> None:
+    same = TableDiff("openforecast", "stf", "test", "sample_id", 4, 4, 0, 0, 0, 4)
+    tables = tuple(
+        same.__class__(**{**same.__dict__, "config": c}) for c in ("stf", "ltf", "aqa", "mcnc", "vqa")
+    )
+    moved = TableDiff("mirai", "default", "test", "query_id", 28, 15, 0, 13, 0, 15)
+    text = render_markdown(VersionDiff("a", "b", "a" * 40, "b" * 40, (*tables, moved), (), ()))
+    assert "| mirai | default | test | 28 | 15 | 0 | 13 | 0 | 15 |" in text
+    assert "- openforecast: 5 tables unchanged (20 rows)" in text
+    assert "| openforecast |" not in text

@@ -127,10 +127,13 @@ def test_leakage_dedup_yield_and_funnel(project: Path) -> None:
         "foresight_split",
     ]
     assert funnel["foresight_qgen"] == {
+        "unit": "articles",  # 9 articles read, 6 gave questions, 15 questions made (yield "generated")
         "in": 9,
         "out": 6,
         "rejected": 3,
         "rejected_by_reason": {"no_question": 3},
+        "made": 15,
+        "made_unit": "questions",
     }
     assert funnel["foresight_dates"]["rejected_by_reason"] == {"unparseable_date": 2}
     steps = [row["step"] for row in report.series_named("funnel").rows]

@@ -145,9 +145,12 @@ def test_cli_status_counts_rows_per_month(project: Path, capsys: pytest.CaptureF
     )
     assert cli.main(["status"]) == 0
     out = capsys.readouterr().out
-    assert "| openforesight | 2025-04 |" in out and "| train 3 |" in out
-    assert "| openforesight | 2025-05 |" in out and "| test 2 |" in out
-    assert "| mirai | 2025-05 |" in out and "nothing built" in out
+    # the recipes: OpenForesight 2 corpus + 8 step + check, funnel, report stages = 13; MIRAI 2 + 5 + 3 = 10
+    assert "| openforesight | 2025-04 | 2/13 |" in out and "| mirai | 2025-05 | 1/10 |" in out
+    # released rows by split and by the month each belongs to: 3 train rows in April, 2 test in May
+    assert "| Style | Split | 2025-04 | 2025-05 | All |" in out
+    assert "| openforesight | train | 3 | - | 3 |" in out and "| openforesight | test | - | 2 | 2 |" in out
+    assert "| mirai | nothing built | - | - | 0 |" in out
 
 
 def test_report_scope_rejects_months_outside_params() -> None:

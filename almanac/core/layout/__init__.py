@@ -1,10 +1,8 @@
-"""Where each stage reads and writes: path functions (``paths``, ``event_paths``) and, per stage, what it
-writes (``stages``).
+"""Where each stage reads and writes: path functions (``paths``, ``event_paths``).
 
-``dvc.yaml`` declares the same paths; tests/test_layout_dvc.py checks every stage of it against
-``almanac.core.layout.stages.STAGES``. Import paths from here (``from almanac.core.layout import
-articles_path``): the package is the stages' interface. The stage table is imported from its module by the
-tests only: it reads the recipe tables, which no stage should depend on for its paths.
+Each stage's declaration (``almanac/pipeline/``) names its outputs with these functions and ``dvc.yaml`` is
+rendered from the declarations. Import paths from here (``from almanac.core.layout import articles_path``):
+the package is the stages' interface.
 """
 
 from almanac.core.layout.event_paths import *  # noqa: F403 (the event styles' paths: same interface)

@@ -1,8 +1,8 @@
 """Every path a stage reads or writes, as a function of style, month and stage.
 
 All paths are relative to the project root (DVC runs each stage there). ``dvc.yaml`` names the same paths;
-``almanac.core.layout.stages`` says which of them each stage writes, and tests/test_layout_dvc.py checks
-every stage of ``dvc.yaml`` against that table.
+each stage's declaration in ``almanac/pipeline/`` says which of them it writes (``dvc.yaml`` is rendered from
+the declarations), and tests/test_layout_dvc.py checks every stage of ``dvc.yaml`` against them.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from typing import Any
 
 from almanac.core.names import has_organisation_word
 from almanac.core.nlp import ANSWER_FORMAT, ANSWER_TYPE, MONTHS, WH_WORD, fold, long_date, parse, resolve_date
+from almanac.foresight.llm_tasks.clauses import span_text, verb_phrase
+from almanac.foresight.llm_tasks.qgen_numeric import NUMERIC_FORMAT, numeric_question
 from almanac.foresight.llm_tasks.questions import (
     QUESTION_FIELDS,
     GeneratedQuestion,
@@ -115,12 +117,11 @@ def qgen_item(
 
 
 START_GAP_DAYS = 7  # the question opens a week before the article, as the generator prompt asks
+STORY_LOOKBACK_DAYS = 92  # ... or longer for a slow-moving story: its earlier developments this far back
+STORY_LOOKBACK_MONTHS = 3
 
 
 _REPORTING = frozenset({"say", "tell", "add", "note", "claim", "report", "state", "write", "ask", "explain"})
-
-
-_DROP_CHILDREN = frozenset({"conj", "cc", "advcl", "punct", "parataxis", "npadvmod", "ccomp", "mark", "dep"})
 
 
 _HEDGES = frozenset(
@@ -132,31 +133,72 @@ _HEDGES = frozenset(
 _PAST_MARKERS = frozenset({"previously", "formerly", "once", "earlier", "already", "originally"})
 
 
-_TIME_LABELS = frozenset({"DATE", "TIME"})
-
-
 def generate(variables: Mapping[str, str], model: str) -> str:
     doc = parse(variables["article_text"], model)
     published = date.fromisoformat(variables["publish_date"])
+    start = story_start(doc, published)
     wanted = int(variables["n_questions"])
     blocks: list[str] = []
     seen_answers: set[str] = set()
     entities = entities_from_doc(doc)
-    for sentence in doc.sents:
+    clauses = [(sentence, _clause(sentence, start, published)) for sentence in doc.sents]
+    for sentence, clause in clauses:
         if len(blocks) >= wanted:
             break
-        question = _question_from(sentence, published, variables["source"], seen_answers, entities)
+        question = _question_from(sentence, clause, entities, seen_answers) if clause else None
         if question is not None:
-            seen_answers.add(fold(question["answer"]))
-            blocks.append(_render(question))
+            title, answer, answer_type = question
+            seen_answers.add(fold(answer))
+            blocks.append(
+                _render(_fields(title, answer, answer_type, sentence, start, published, variables["source"]))
+            )
+    for sentence, clause in clauses:  # numeric candidates only fill what named entities left open
+        if len(blocks) >= wanted:
+            break
+        numeric = numeric_question(sentence, *clause) if clause else None
+        if numeric is not None and fold(numeric[1]) not in seen_answers:
+            title, answer, answer_type = numeric
+            seen_answers.add(fold(answer))
+            blocks.append(
+                _render(_fields(title, answer, answer_type, sentence, start, published, variables["source"]))
+            )
     if not blocks:
         return "<no_question>no declarative sentence has a short named-entity subject or object</no_question>"
     return "\n".join(blocks)
 
 
-def _question_from(
-    sentence: Any, published: date, source: str, seen: set[str], entities: ArticleEntities
-) -> dict[str, str] | None:
+def story_start(doc: Any, published: date) -> date:
+    """The question start date: a week before the article, as the generator prompt asks, or longer for a
+    slow-moving story, one whose article names an earlier development: a day 8 to 92 days back, or a
+    month among the three before its own. The question then opens the day before the earliest of them, so
+    the forecaster knows none of the story's developments the article reports."""
+    latest = published - timedelta(days=START_GAP_DAYS)
+    earliest = latest
+    for ent in doc.ents:
+        if ent.label_ != "DATE":
+            continue
+        day = resolve_date(ent.text, published) or _named_month_start(ent.text, published)
+        if day is not None and published - timedelta(days=STORY_LOOKBACK_DAYS) <= day <= latest:
+            earliest = min(earliest, day - timedelta(days=1))
+    return earliest
+
+
+def _named_month_start(text: str, published: date) -> date | None:
+    """The first day of a month named without a day ("in March", "late February 2025"), when it is one of
+    the STORY_LOOKBACK_MONTHS months before the article's; None otherwise."""
+    words = fold(text).split()
+    months = [MONTHS.index(word) + 1 for word in words if word in MONTHS]
+    years = [int(word) for word in words if word.isdigit() and len(word) == 4]
+    if len(months) != 1 or any(word.isdigit() and len(word) <= 2 for word in words):
+        return None
+    year = years[0] if years else published.year - (months[0] > published.month)
+    back = (published.year * 12 + published.month) - (year * 12 + months[0])
+    return date(year, months[0], 1) if 1 <= back <= STORY_LOOKBACK_MONTHS else None
+
+
+def _clause(sentence: Any, start: date, published: date) -> tuple[Any, Any, Any] | None:
+    """(root verb, subject, direct object or None) of a declarative, unhedged news clause dated on or after
+    the question start; None for any other sentence."""
     root = sentence.root
     if root.pos_ != "VERB" or root.tag_ not in ("VBD", "VBZ", "VBP", "VBN") or root.lemma_ in _REPORTING:
         return None
@@ -166,12 +208,18 @@ def _question_from(
         return None
     if any(token.lower_ in _PAST_MARKERS for token in sentence):
         return None
-    if _dated_before(sentence, published - timedelta(days=START_GAP_DAYS)):
+    if _dated_before(sentence, start, published):
         return None
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     obj = next((c for c in root.children if c.dep_ == "dobj"), None)
-    if subject is None:
-        return None
+    return None if subject is None else (root, subject, obj)
+
+
+def _question_from(
+    sentence: Any, clause: tuple[Any, Any, Any], entities: ArticleEntities, seen: set[str]
+) -> tuple[str, str, str] | None:
+    """(title without its deadline, answer, answer_type) of the clause's named-entity subject or object."""
+    root, subject, obj = clause
     for ent in sentence.ents:
         answer = _answer_text(ent)
         if ent.label_ not in WH_WORD or answer is None or fold(answer) in seen:
@@ -180,13 +228,13 @@ def _question_from(
         if label is None:
             continue
         if subject.i in range(ent.start, ent.end) and _covers(ent, subject):
-            title = f"{WH_WORD[label]} will {_verb_phrase(root, skip=subject)}"
+            title = f"{WH_WORD[label]} will {verb_phrase(root, skip=subject)}"
         elif obj is not None and obj.i in range(ent.start, ent.end) and _covers(ent, obj):
-            subject_text = _span_text(list(subject.subtree))
-            title = f"{WH_WORD[label]} will {subject_text} {_verb_phrase(root, skip=obj, bare=True)}"
+            subject_text = span_text(list(subject.subtree))
+            title = f"{WH_WORD[label]} will {subject_text} {verb_phrase(root, skip=obj, bare=True)}"
         else:
             continue
-        return _fields(title, answer, label, sentence, published, source)
+        return title, answer, ANSWER_TYPE[label]
     return None
 
 
@@ -211,9 +259,8 @@ def _checked_label(label: str, answer: str, entities: ArticleEntities) -> str | 
     return "PERSON" if type_mismatch(answer, "name", entities) is None else None
 
 
-def _dated_before(sentence: Any, start: date) -> bool:
+def _dated_before(sentence: Any, start: date, published: date) -> bool:
     """The sentence is dated before the question opens ("in May", "in 2019"): old news, not a forecast."""
-    published = start + timedelta(days=START_GAP_DAYS)
     for ent in sentence.ents:
         if ent.label_ != "DATE":
             continue
@@ -249,60 +296,22 @@ def _covers(ent: Any, head: Any) -> bool:
     return all(ent.start <= token.i < ent.end for token in subtree)
 
 
-def _verb_phrase(root: Any, skip: Any, bare: bool = False) -> str:
-    """The future form of the root verb and what follows it, minus dates and side clauses."""
-    passive = any(child.dep_ == "auxpass" for child in root.children)
-    verb = f"be {root.text}" if passive else root.lemma_
-    kept = []
-    for child in root.children:
-        if child.i < root.i or child.i == skip.i or child.dep_ in _DROP_CHILDREN:
-            continue
-        kept.extend(_without_time(child))
-    rest = _span_text(sorted(kept, key=lambda token: token.i))
-    if bare and passive:
-        verb = f"be {root.text}"
-    return f"{verb} {rest}".strip()
-
-
-def _without_time(head: Any) -> list[Any]:
-    """``head``'s subtree without date phrases ("on Thursday") and relative clauses."""
-    dropped: set[int] = set()
-    for token in head.subtree:
-        if token.i not in dropped and (_is_time(token) or token.dep_ in ("relcl", "acl", "appos")):
-            dropped.update(inner.i for inner in token.subtree)
-    return [token for token in head.subtree if token.i not in dropped]
-
-
-def _is_time(token: Any) -> bool:
-    if token.ent_type_ in _TIME_LABELS:
-        return True
-    objects = [child for child in token.children if child.dep_ == "pobj"]
-    return token.dep_ == "prep" and bool(objects) and all(obj.ent_type_ in _TIME_LABELS for obj in objects)
-
-
-def _span_text(tokens: list[Any]) -> str:
-    text = "".join(token.text_with_ws for token in tokens).strip().rstrip(",;:")
-    if tokens and tokens[0].pos_ != "PROPN" and text[:1].isupper() and not text[:2].isupper():
-        text = text[0].lower() + text[1:]
-    return " ".join(text.split())
-
-
 def _fields(
-    title: str, answer: str, label: str, sentence: Any, published: date, source: str
+    title: str, answer: str, answer_type: str, sentence: Any, start: date, published: date, source: str
 ) -> dict[str, str]:
-    start = published - timedelta(days=START_GAP_DAYS)
-    answer_type = ANSWER_TYPE[label]
     others = []
     for other in sentence.ents:
         if other.label_ in WH_WORD and fold(answer) not in fold(other.text) and other.text not in others:
             others.append(other.text)
     topic = f"news involving {', '.join(others[:3])}" if others else f"a developing story covered by {source}"
     background = f"Question start date: {start.isoformat()}. The question concerns {topic}."
+    answer_format = ANSWER_FORMAT.get(answer_type) or NUMERIC_FORMAT[answer_type]
+    words = "" if answer_type.startswith("numeric") else ", at most three words"
     criteria = "\n".join(
         [
             f"Source of truth: reporting by {source} and official statements up to {long_date(published)}.",
             f"Resolution date: {long_date(published)}.",
-            f"Accepted answer format: {ANSWER_FORMAT[answer_type]}, at most three words, as in news reports.",
+            f"Accepted answer format: {answer_format}{words}, as in news reports.",
         ]
     )
     return {

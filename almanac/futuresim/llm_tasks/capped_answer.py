@@ -93,7 +93,8 @@ def read_evidence(evidence: str) -> list[tuple[date, str]]:
     return passages
 
 
-def capped_answer(variables: Mapping[str, str], model: str) -> str:
+def ranked_candidates(variables: Mapping[str, str], model: str) -> list[tuple[str, int, date]]:
+    """The offline baseline's candidates (name, score, first day seen), best first; scores > 0 only."""
     question = f"{variables['question_title']} {variables['background']}"
     terms = set(query_terms(question))
     scores: dict[str, int] = {}
@@ -110,13 +111,18 @@ def capped_answer(variables: Mapping[str, str], model: str) -> str:
                 scores[key] = scores.get(key, 0) + overlap
                 first_seen[key] = min(first_seen.get(key, day), day)
     ranked = sorted((key for key in scores if scores[key] > 0), key=lambda k: (-scores[k], first_seen[k], k))
+    return [(names[key], scores[key], first_seen[key]) for key in ranked]
+
+
+def capped_answer(variables: Mapping[str, str], model: str) -> str:
+    ranked = ranked_candidates(variables, model)
     if not ranked:
         return "<answer>unknown</answer>\n<confidence>0</confidence>\n<date>unknown</date>"
-    best = ranked[0]
-    confidence = scores[best] / sum(scores[key] for key in ranked)
+    name, score, first_seen = ranked[0]
+    confidence = score / sum(candidate[1] for candidate in ranked)
     return (
-        f"<answer>{names[best]}</answer>\n<confidence>{confidence:.2f}</confidence>\n"
-        f"<date>{first_seen[best].isoformat()}</date>"
+        f"<answer>{name}</answer>\n<confidence>{confidence:.2f}</confidence>\n"
+        f"<date>{first_seen.isoformat()}</date>"
     )
 
 

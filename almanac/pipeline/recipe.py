@@ -1,9 +1,11 @@
-"""A recipe: one style's stages in order, as one table read by the funnels, the dvc.yaml test and the docs.
+"""A recipe: one style's stage declarations in order, with the words the funnels and docs show for each.
 
 Each style writes its table next to its code (``almanac/foresight/recipe.py``, ``almanac/events/recipe.py``,
-``almanac/mirai/recipe.py``). The order of a style's steps lives only there: the funnels take their stages
-and labels from it, tests/test_recipes.py checks that dvc.yaml's data deps chain the steps as the table
-says, that every stage of the style is in the table, and that README lists the steps in the same order.
+``almanac/mirai/recipe.py`` ...), as :class:`Step` records that hold the stage's declaration
+(``almanac.pipeline``), never its name as a string. The funnels take their stages and labels from it,
+``almanac status`` the stages of each style, and tests/test_recipes.py checks that dvc.yaml's data deps chain
+the steps as the table says, that every stage of the style is in the table, and that the docs list the steps
+in the same order.
 """
 
 from __future__ import annotations
@@ -11,26 +13,38 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from almanac.pipeline.corpus import STAGES as CORPUS_STAGES
+from almanac.pipeline.declare import Stage
+
 # The CC-News corpus stages: shared by the recipes (a step may read the corpus), owned by none of them.
-CORPUS: Final = ("ccnews_ingest", "dedup_signatures", "dedup", "corpus_stats")
+CORPUS: Final = tuple(stage.name for stage in CORPUS_STAGES)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Step:
     """One stage of a recipe."""
 
-    stage: str  # the dvc.yaml stage
+    declared: Stage  # the stage's declaration
     label: str  # short name in the funnel table and figure
     does: str  # one line: what the stage does
     rejects: str  # the module that owns the stage's reject reasons
     unit: str  # what the stage's items_in / items_out count
-    per_month: bool = True  # a foreach stage over the months in scope
     # The recipe steps whose outputs it reads; None: the previous step only (the plain chain).
-    after: tuple[str, ...] | None = None
+    after: tuple[Stage, ...] | None = None
     # For a step that creates new items from its inputs (qgen: questions from articles): the metrics key
     # counting what it created.
     produces: str | None = None
     funnel: bool = True  # counted in the funnel (the invariant checker writes no stage metrics)
+
+    @property
+    def stage(self) -> str:
+        """The dvc.yaml stage name."""
+        return self.declared.name
+
+    @property
+    def per_month(self) -> bool:
+        """A foreach stage over the months in scope (as its declaration says)."""
+        return self.declared.per_month
 
 
 @dataclass(frozen=True)
@@ -38,18 +52,18 @@ class Recipe:
     style: str
     steps: tuple[Step, ...]
     # Stages that read the steps' outputs but hand nothing on (statistics, funnel, reports).
-    reports: tuple[str, ...] = ()
+    report_stages: tuple[Stage, ...] = ()
     # Stages of other recipes whose outputs these steps read besides the corpus (FutureSim's retrieval reads
     # the OpenForesight splits; the OpenForesight check reads the retrieval it must verify; FutureX
     # builds from the OpenForesight release and the clean GDELT quads).
-    uses: tuple[str, ...] = ()
+    used: tuple[Stage, ...] = ()
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
         for step in self.steps:
             if step.stage in seen:
                 raise ValueError(f"recipe {self.style}: {step.stage} is listed twice")
-            late = [name for name in step.after or () if name not in seen]
+            late = [stage.name for stage in step.after or () if stage.name not in seen]
             if late:
                 raise ValueError(f"recipe {self.style}: {step.stage} reads {late}, not an earlier step")
             seen.add(step.stage)
@@ -60,12 +74,24 @@ class Recipe:
     def stages(self) -> tuple[str, ...]:
         return tuple(step.stage for step in self.steps)
 
+    @property
+    def reports(self) -> tuple[str, ...]:
+        return tuple(stage.name for stage in self.report_stages)
+
+    @property
+    def uses(self) -> tuple[str, ...]:
+        return tuple(stage.name for stage in self.used)
+
+    def declarations(self) -> tuple[Stage, ...]:
+        """The style's own stages in order: its steps, then its reports."""
+        return (*(step.declared for step in self.steps), *self.report_stages)
+
     def after(self, stage: str) -> tuple[str, ...]:
         """The steps whose outputs ``stage`` reads (the previous step unless the table says otherwise)."""
         index = self.stages.index(stage)
         step = self.steps[index]
         if step.after is not None:
-            return step.after
+            return tuple(declared.name for declared in step.after)
         return (self.steps[index - 1].stage,) if index else ()
 
     def funnel(self) -> tuple[Step, ...]:

@@ -1,0 +1,173 @@
+"""The last stages of each style: the invariant checks (they fail ``dvc repro`` on any leaking row) and the
+reports (one template per style over every month of ``months`` and then "all": ``report_scopes``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from almanac.core import layout as p
+from almanac.pipeline.declare import ITEM, Stage
+
+SPLITS: Final = p.foresight_splits_dir().as_posix()
+ARTICLES: Final = p.articles_dir().as_posix()
+QUADS: Final = p.gdelt_quads().as_posix()
+FUTURESIM_QUESTIONS: Final = p.futuresim_questions_dir().as_posix()
+EVENT_SPLITS: Final = p.event_splits_dir().as_posix()
+MIRAI_QUERIES: Final = p.mirai_queries_dir().as_posix()
+FUTUREX_TIERS: Final = p.futurex_tiers_dir().as_posix()
+
+# The ``*_report`` stages' plot series (reports/<style>/<month>/plots/<name>.csv), in the builders' order;
+# each builder's SERIES is tested equal to its entry here.
+REPORT_SERIES: Final[dict[str, tuple[str, ...]]] = {
+    "openforesight": (
+        "split_counts", "answer_types", "sources", "question_length", "answer_length", "horizon", "funnel"
+    ),
+    "openforecast": (
+        "split_counts", "topics", "origins", "question_length", "answer_length", "horizon", "funnel"
+    ),
+    "mirai": (
+        "relations", "quad_classes", "regions", "answers_per_query", "query_dates", "horizon", "funnel"
+    ),
+}  # fmt: skip
+# The panels of each ``<style>_report@all`` stage (reports/<style>/all/panels/<name>.png), the only DVC plots;
+# each builder's PANELS is tested to name these. Numbered: `dvc plots show` orders images by name.
+REPORT_PANELS: Final[dict[str, tuple[str, ...]]] = {
+    style: ("1_overview", "2_content", "3_distributions") for style in REPORT_SERIES
+}
+# dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report@all`` folders.
+DVC_METRICS: Final[tuple[Path, ...]] = tuple(p.report_summary(style) for style in REPORT_SERIES)
+DVC_PLOTS: Final[tuple[Path, ...]] = tuple(
+    p.report_panel(style, name) for style in REPORT_SERIES for name in REPORT_PANELS[style]
+)
+
+
+def _check(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: str = "") -> Stage:
+    return Stage(
+        name=f"check_{style}",
+        module="stages.check",
+        args=("--style", style),
+        reads=reads,
+        params=params,
+        writes=(p.check_report(style),),
+        note=note,
+    )
+
+
+CHECK_FUTURESIM: Final = _check(
+    "futuresim", (FUTURESIM_QUESTIONS, ARTICLES), ("foresight.split", "futuresim.answerability")
+)
+CHECK_OPENFORESIGHT: Final = _check(
+    "openforesight",
+    (SPLITS, ARTICLES, p.foresight_retrieval_dir().as_posix(), p.futuresim_chunks_dir().as_posix()),
+    ("foresight.split", "futuresim.retrieval"),
+    "The invariant checker: the last stage of each style. It fails `dvc repro` on any leaking row.",
+)
+CHECK_OPENFORECAST: Final = _check(
+    "openforecast",
+    (EVENT_SPLITS, p.timelines().as_posix(), p.complex_events().as_posix()),
+    (
+        "event_tasks.split",
+        "event_tasks.negatives.fuzzy_threshold",
+        "event_tasks.hindsight_words",
+        "event_tasks.shortcut_audit",
+    ),
+)
+CHECK_MIRAI: Final = _check(
+    "mirai",
+    (MIRAI_QUERIES, QUADS, p.gdelt_articles().as_posix()),
+    (
+        "months",
+        "relation_split.min_daily_mentions",
+        "relation_split.min_articles",
+        "relation_split.answers_need_text",
+        "relation_split.admission",
+    ),
+)
+CHECK_FUTUREX: Final = _check(
+    "futurex",
+    (
+        FUTUREX_TIERS,
+        SPLITS,
+        "data/foresight/leakage",
+        "data/foresight/answer_type",
+        "data/foresight/qgen",
+        QUADS,
+    ),
+    ("months", "foresight.split", "futurex"),
+)
+CHECK_CROSS_STYLE: Final = _check(
+    "cross_style",
+    (SPLITS, FUTURESIM_QUESTIONS, EVENT_SPLITS, MIRAI_QUERIES, FUTUREX_TIERS),
+    ("check.cross_style",),
+    "Cross-style contamination over every style's released rows: the last check, so `dvc repro` stops when "
+    "an evaluation row of one style repeats a training row of another.",
+)
+
+
+def _metrics(*stages: str) -> tuple[str, ...]:
+    return tuple(p.metrics_path(stage).as_posix() for stage in stages)
+
+
+def _report(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: str = "") -> Stage:
+    """``<style>_report@<scope>`` (a month, or "all" for the whole dataset) writes its folder whole."""
+    return Stage(
+        name=f"{style}_report",
+        module=f"stages.{style}_report",
+        foreach="report_scopes",
+        # read by the whole dataset's summary only
+        reads=(*reads, p.check_report(style).as_posix()),
+        params=("months", "report_scopes", *params),
+        writes=(p.report_dir(style, ITEM),),
+        note=note,
+    )
+
+
+OPENFORESIGHT_REPORT: Final = _report(
+    "openforesight",
+    (
+        SPLITS,
+        *(p.metrics_dir(f"foresight_{step}").as_posix() for step in ("qgen", "validate", "select")),
+        *(p.metrics_dir(f"foresight_{step}").as_posix() for step in ("leakage", "answer_type", "dates")),
+        *_metrics("foresight_question_dedup", "foresight_split", "dedup"),
+    ),
+    ("foresight.split", "llm.roles.generator", "llm.roles.validator", "llm.roles.editor"),
+    'Reports: one template per style, whose items are every month of `months` and then "all". One template '
+    "cannot name one month's files for a month and every month's for \"all\", so every item depends on the "
+    "style's whole metrics folders and splits. Each item writes its folder reports/<style>/<scope>/ whole.",
+)
+MIRAI_REPORT: Final = _report(
+    "mirai",
+    (
+        MIRAI_QUERIES,
+        p.gdelt_events_dir().as_posix(),
+        p.gdelt_clean_rejects().as_posix(),
+        QUADS,  # the frequency baseline's history
+        p.metrics_dir("gdelt_download").as_posix(),
+        p.metrics_dir("gdelt_ingest").as_posix(),
+        *_metrics("gdelt_clean", "gdelt_articles"),
+        p.metrics_dir("relation_split").as_posix(),
+    ),
+    ("scorer", "gdelt_clean"),
+)
+OPENFORECAST_REPORT: Final = _report(
+    "openforecast",
+    (
+        EVENT_SPLITS,
+        *_metrics("wiki_ingest", "wcep_ingest", "wcep_news", "wiki_filter", "complex_events"),
+        *_metrics("event_timeline", "event_tasks", "event_split"),
+    ),
+    # the card says which backend wrote timelines and tasks
+    ("llm.roles.classifier", "llm.roles.annotator", "event_tasks.shortcut_audit"),
+)
+STAGES: Final = (
+    CHECK_OPENFORESIGHT,
+    CHECK_FUTURESIM,
+    CHECK_OPENFORECAST,
+    CHECK_MIRAI,
+    CHECK_FUTUREX,
+    CHECK_CROSS_STYLE,
+    OPENFORESIGHT_REPORT,
+    OPENFORECAST_REPORT,
+    MIRAI_REPORT,
+)

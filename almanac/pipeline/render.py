@@ -1,0 +1,158 @@
+"""``dvc.yaml`` rendered from the stage declarations (``almanac dag``; ``make dag``).
+
+Each stage's deps are, in this order: the exact files of its module's import closure (``imports.closure``:
+no package folders, so an edit reruns only the stages that run the edited file), the prompt of every LLM task
+it may send and ``prompts/repair.md`` (the repair round of ``almanac.llm.tasks.run_task``, sent for any reply
+that does not parse), then the data it reads. Params, outs and the top-level metrics and plots come from the
+declarations. Rendering is pure: the same declarations and code give the same bytes, and the committed
+``dvc.yaml`` is tested to be what rendering gives.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+from almanac.pipeline.declare import ITEM, Stage
+from almanac.pipeline.imports import ROOT, closure
+
+PROMPTS: Final = PurePosixPath("prompts")
+REPAIR_PROMPT: Final = PROMPTS / "repair.md"  # almanac.llm.tasks.REPAIR_PROMPT
+HEADER: Final = """\
+# The Almanac DAG, rendered by `almanac dag` (`make dag`) from almanac/pipeline/: edit the declarations there,
+# never this file (a test fails when rendering would change it). Per-month stages use foreach over a list
+# of params.yaml: `dvc repro ccnews_ingest@2025-05` rebuilds one month; adding one builds only that month.
+#
+# Deps: the exact project files each stage's module imports (walked statically; no package folders, so an edit
+# reruns only the stages that run it), the prompt of every LLM task it may send plus prompts/repair.md (the
+# repair round), and the upstream outputs it reads.
+"""
+
+
+def prompt_files(stage: Stage) -> list[str]:
+    """The prompt templates ``stage`` may send: one per task, and the repair round's when it sends any."""
+    files = [(PROMPTS / f"{task}.md").as_posix() for task in stage.tasks]
+    return [*files, REPAIR_PROMPT.as_posix()] if files else []
+
+
+def deps(stage: Stage, root: Path = ROOT) -> list[str]:
+    """Every dep of ``stage`` in rendering order (``${item}`` left for DVC to fill)."""
+    code = frozenset().union(*(closure(module, root) for module in stage.code_modules))
+    return [*sorted(code), *prompt_files(stage), *stage.reads]
+
+
+def _related(read: str, output: str) -> bool:
+    """A read and an output are one data edge when equal or one holds the other."""
+    a, b = PurePosixPath(read), PurePosixPath(output)
+    return a == b or a.is_relative_to(b) or b.is_relative_to(a)
+
+
+def upstream(stage: Stage, stages: Sequence[Stage]) -> tuple[Stage, ...]:
+    """The declared stages whose outputs ``stage`` reads (a per-month output's folder counts)."""
+    found: list[Stage] = []
+    for other in stages:
+        if other is stage:
+            continue
+        outputs = [path.as_posix() for path in other.writes]
+        bare = [
+            str(PurePosixPath(path).parent) if ITEM in PurePosixPath(path).name else path for path in outputs
+        ]
+        if any(_related(read, out) for read in stage.reads for out in (*outputs, *bare)):
+            found.append(other)
+    return tuple(found)
+
+
+def is_raw(read: str) -> bool:
+    """A raw input: a params-named folder or the bundled sample's raw data, produced by no stage."""
+    return read.startswith("${") or PurePosixPath(read).is_relative_to("data/raw")
+
+
+def problems(stages: Sequence[Stage], root: Path = ROOT) -> list[str]:
+    """What would make the rendered DAG wrong: a read no stage writes, a missing module or prompt."""
+    found: list[str] = []
+    outputs = [(other, path.as_posix()) for other in stages for path in other.writes]
+    for stage in stages:
+        for module in stage.code_modules:
+            if not (root / (module.replace(".", "/") + ".py")).is_file():
+                found.append(f"{stage.name}: no module {module}")
+        found += [
+            f"{stage.name}: no prompt {path}" for path in prompt_files(stage) if not (root / path).is_file()
+        ]
+        for read in stage.reads:
+            if is_raw(read):
+                continue
+            owners = {
+                other.name for other, out in outputs if _related(read, out) or _related(read, _parent(out))
+            }
+            if stage.name in owners:
+                found.append(f"{stage.name}: reads its own output {read}")
+            elif not owners:
+                found.append(f"{stage.name}: reads {read}, which no stage writes")
+    return found
+
+
+def _parent(path: str) -> str:
+    """``a/b/${item}.json`` -> ``a/b`` (every month's files of a per-month output), else the path itself."""
+    pure = PurePosixPath(path)
+    return str(pure.parent) if ITEM in pure.name else path
+
+
+def _list(key: str, items: Iterable[str], indent: str) -> list[str]:
+    entries = list(items)
+    return [f"{indent}{key}:", *(f"{indent}  - {entry}" for entry in entries)] if entries else []
+
+
+def _outs(stage: Stage, indent: str) -> list[str]:
+    lines = [f"{indent}outs:"]
+    for path in stage.writes:
+        options = (["cache: false"] if stage.is_git_kept(path) else []) + (
+            ["persist: true"] if path in stage.persist else []
+        )
+        if options:
+            lines.append(f"{indent}  - {path.as_posix()}:")
+            lines += [f"{indent}      {option}" for option in options]
+        else:
+            lines.append(f"{indent}  - {path.as_posix()}")
+    return lines
+
+
+def render_stage(stage: Stage, root: Path = ROOT) -> list[str]:
+    lines = [f"  # {line}" for line in textwrap.wrap(stage.note, 108)]
+    lines.append(f"  {stage.name}:")
+    indent = "    "
+    if stage.foreach is not None:
+        lines += [f"    foreach: ${{{stage.foreach}}}", "    do:"]
+        indent = "      "
+    lines.append(f"{indent}cmd: {stage.cmd}")
+    lines += _list("deps", deps(stage, root), indent)
+    lines += _list("params", stage.params, indent)
+    return lines + _outs(stage, indent)
+
+
+def render(
+    stages: Sequence[Stage], metrics: Sequence[Path] = (), plots: Sequence[Path] = (), root: Path = ROOT
+) -> str:
+    """The whole ``dvc.yaml``; ValueError listing every problem when the declarations do not fit together."""
+    wrong = problems(stages, root)
+    if wrong:
+        raise ValueError("the stage declarations do not fit together:\n" + "\n".join(wrong))
+    body: list[str] = [HEADER.rstrip("\n"), "stages:"]
+    for index, stage in enumerate(stages):
+        body += ([""] if index else []) + render_stage(stage, root)
+    body += [
+        "",
+        "# The only DVC metrics and plots: each style's summary of the whole dataset and its panels.",
+    ]
+    body += _list("metrics", (path.as_posix() for path in metrics), "")
+    body += _list("plots", (path.as_posix() for path in plots), "")
+    return "\n".join(body) + "\n"
+
+
+def render_project(root: Path = ROOT) -> str:
+    """This project's ``dvc.yaml``."""
+    from almanac.pipeline.dag import STAGES
+    from almanac.pipeline.finals import DVC_METRICS, DVC_PLOTS
+
+    return render(STAGES, DVC_METRICS, DVC_PLOTS, root)
