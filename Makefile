@@ -22,10 +22,14 @@ dag: setup
 repro: setup
 	dvc repro
 
-# The whole suite (what CI runs): one line per test with its running count, so a slow or stuck test is
-# named as it runs, and the 15 slowest at the end.
+# The whole suite (what CI runs), one pytest-xdist worker per logical core (TEST_WORKERS=0: one process): one line
+# per test with its running count as it ends, so a slow or stuck test is named as it runs; the sample build
+# that the whole-pipeline tests share (tests/support/sample_build.py) runs in the background from the start
+# and prints its stage lines while a test waits for it; the 15 slowest at the end. `worksteal` rebalances
+# the long tests at the end instead of leaving them queued behind one worker.
+TEST_WORKERS ?= logical
 test: setup lint
-	python -m pytest -v -o console_output_style=count --durations=15
+	python -m pytest -n $(TEST_WORKERS) --dist worksteal -v -o console_output_style=count --durations=15
 
 # The tests not marked `slow` (pyproject.toml): under 3 minutes on 2 cores, for the edit-test loop.
 test-fast: setup

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support import sample_build as sample
+from tests.support.heartbeat import Heartbeat
 
 # No test may touch the network: the Hugging Face libraries (card parsing, `datasets` loading published
 # folders) must stay offline. Set before either library is imported, since both read these at import.
@@ -14,14 +18,70 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
-@pytest.fixture(scope="session")
-def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled sample built once by `dvc repro` in a scratch project; copy it before changing it."""
-    from tests.support.project import dvc, make_project
+_heartbeat: Heartbeat | None = None
 
-    project = make_project(tmp_path_factory.mktemp("sample") / "project", ray__executor="serial")
-    dvc(["repro"], project)
-    return project
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Between pytest's captures (after the conftests loaded, before collection), so fd 2 is the real one."""
+    global _heartbeat
+    if session.config.pluginmanager.hasplugin("dsession") or session.config.option.collectonly:
+        return  # the xdist controller runs no test; its workers beat
+    _heartbeat = Heartbeat()
+
+
+def pytest_runtest_logstart(nodeid: str) -> None:
+    if _heartbeat is not None:
+        _heartbeat.begin(nodeid)
+
+
+def pytest_runtest_logfinish() -> None:
+    if _heartbeat is not None:
+        _heartbeat.end()
+
+
+def _needs_sample(item: pytest.Item) -> bool:
+    return sample.FIXTURE in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(trylast=True)  # after any shuffling plugin: it still shuffles within each of the two groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests on the built sample run last, so the build (started at collection) overlaps everything else.
+    Among them, the ones marked `rebuilds` (a long `dvc repro` of their own) go first, so that on several
+    workers the longest work starts earliest."""
+    rest = [item for item in items if not _needs_sample(item)]
+    built = [item for item in items if _needs_sample(item)]
+    built.sort(key=lambda item: item.get_closest_marker("rebuilds") is None)  # stable: keeps the order else
+    items[:] = rest + built
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if session.config.option.collectonly or not any(map(_needs_sample, session.items)):
+        return
+    sample.start_if_needed(session.config._tmp_path_factory.getbasetemp())  # the run's own tmp_path root
+    # The build is the run's longest chain (the tests on it wait for it): where the cores are busy, the
+    # tests (this process and what it starts) yield to it. Lowering one's own priority needs no privilege.
+    os.nice(sample.TESTS_NICENESS)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER") and hasattr(session.config, "_tmp_path_factory"):
+        sample.stop_if_running(session.config._tmp_path_factory.getbasetemp())
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config) -> Path:
+    """The bundled sample built once per run by `dvc repro` in a scratch project (shared by xdist workers);
+    copy it before changing it (`shutil.copytree(sample_build, target, symlinks=True)`)."""
+    capture = pytestconfig.pluginmanager.getplugin("capturemanager")
+
+    def show(line: str) -> None:  # past pytest's capture: the run says what it waits for
+        with capture.global_and_fixture_disabled():
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        if _heartbeat is not None:
+            _heartbeat.said_something()
+
+    return sample.wait_for_build(tmp_path_factory.getbasetemp(), show)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

@@ -21,8 +21,17 @@ STYLES = ("openforesight", "openforecast", "mirai")
 
 @pytest.fixture(scope="module")
 def built(sample_build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This module's own copy of the sample build (its tests add a month, force reruns, commit)."""
+    """This module's copy of the sample build for the tests that only read it or add files of their own
+    (plots, a release folder); a test that changes params, commits or reruns stages takes `fresh`."""
     project = tmp_path_factory.mktemp("dvc") / "project"
+    shutil.copytree(sample_build, project, symlinks=True)
+    return project
+
+
+@pytest.fixture
+def fresh(sample_build: Path, tmp_path: Path) -> Path:
+    """A copy of the sample build for this test alone, so no test sees another's changes (any order)."""
+    project = tmp_path / "project"
     shutil.copytree(sample_build, project, symlinks=True)
     return project
 
@@ -70,8 +79,8 @@ def test_the_sample_builds_futurex_tiers(built: Path) -> None:
     assert stats["funnel"][-1]["out"] == sum(counts.values())
 
 
-def test_second_repro_is_a_no_op(built: Path) -> None:
-    result = dvc(["repro"], built)
+def test_second_repro_is_a_no_op(fresh: Path) -> None:
+    result = dvc(["repro"], fresh)
     assert "Data and pipelines are up to date" in result.stdout
     assert "Running stage" not in result.stdout
 
@@ -137,9 +146,9 @@ def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
     assert "| mirai | 2025-05 | 10/10 |" in status
 
 
-def test_diff_between_commits_that_changed_a_param(built: Path, tmp_path: Path) -> None:
-    project = tmp_path / "copy"
-    shutil.copytree(built, project, symlinks=True)
+@pytest.mark.rebuilds
+def test_diff_between_commits_that_changed_a_param(fresh: Path) -> None:
+    project = fresh
 
     def commit(message: str) -> None:
         run(["git", "add", "-A"], project)
@@ -165,45 +174,55 @@ def test_diff_between_commits_that_changed_a_param(built: Path, tmp_path: Path) 
     assert "| reports/mirai/2025-05/metrics.json | queries | 8 | 5 | -3 |" in every.stdout
 
 
-def test_forced_rerun_is_byte_identical_and_leaves_git_clean(built: Path) -> None:
+@pytest.mark.rebuilds
+@pytest.mark.parametrize("half", [0, 1])
+def test_forced_rerun_is_byte_identical_and_leaves_git_clean(fresh: Path, half: int) -> None:
     """A rebuild with no input change is no change to commit: no wall-clock time or run-state count in a
     tracked file (whether an LLM answer came from the cache or a GDELT file was copied goes to the run's
-    untracked record in metrics/timings/, next to its seconds)."""
-    before = output_digests(built)
+    untracked record in metrics/timings/, next to its seconds).
+
+    Every stage is forced once, over the whole built project as `dvc repro --force` would: every other
+    stage of dvc.lock in each of the two halves, so two workers share a rebuild of the sample instead of
+    one running all of it after the build. A stage whose rerun changed a byte fails the half it is in."""
+    before = output_digests(fresh)
     expected = {f"data/articles/{m}.parquet" for m in MONTHS} | {
         f"data/ingest/{m}/rejects.parquet" for m in MONTHS
     }
     assert expected | {"data/dedup/rejects.parquet"} <= set(before)
-    run(["git", "add", "-A"], built)
-    run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "built"], built)
-    tracked = run(["git", "ls-files"], built).stdout.split()
+    run(["git", "add", "-A"], fresh)
+    run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "built"], fresh)
+    tracked = run(["git", "ls-files"], fresh).stdout.split()
     assert "dvc.lock" in tracked and "reports/check/mirai.json" in tracked
-    result = dvc(["repro", "--force"], built)
-    assert output_digests(built) == before
-    assert run(["git", "status", "--porcelain"], built).stdout == ""
+    stages = list(yaml.safe_load((fresh / "dvc.lock").read_text())["stages"])
+    assert len(stages) > 40
+    forced = stages[half::2]
+    result = dvc(["repro", "--force", "--single-item", *forced], fresh)
+    assert output_digests(fresh) == before
+    assert run(["git", "status", "--porcelain"], fresh).stdout == ""
     # Each stage run ended with its one summary line on stderr and left its record in metrics/timings/.
     ran = [line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")]
-    assert len(ran) > 40
+    assert sorted(ran) == sorted(forced)
     for name in ran:
         summaries = [line for line in result.stderr.splitlines() if line.startswith(f"{name}: ")]
         assert len(summaries) == 1 and re.search(r" \d+\.\ds$", summaries[0]), (name, summaries)
-        assert (built / "metrics/timings" / f"{name}.json").is_file(), name
+        assert (fresh / "metrics/timings" / f"{name}.json").is_file(), name
 
 
-def test_single_month_stage_and_adding_a_month(built: Path, tmp_path: Path) -> None:
-    result = dvc(["repro", "--force", "--single-item", "ccnews_ingest@2025-05"], built)
+@pytest.mark.rebuilds
+def test_single_month_stage_and_adding_a_month(fresh: Path) -> None:
+    result = dvc(["repro", "--force", "--single-item", "ccnews_ingest@2025-05"], fresh)
     assert "Running stage 'ccnews_ingest@2025-05'" in result.stdout
     assert "ccnews_ingest@2025-04" not in result.stdout
     # A new month runs its own ingest, then the cross-month stages. The sample has no July files, so July
     # is listed as empty on purpose (else its ingest stops: tests/test_raw_input.py).
-    (built / "data/raw/sample/ccnews/2025-07").mkdir()
-    params = yaml.safe_load((built / "params.yaml").read_text())
+    (fresh / "data/raw/sample/ccnews/2025-07").mkdir()
+    params = yaml.safe_load((fresh / "params.yaml").read_text())
     params["months"].append("2025-07")
     params["ccnews_months"].append("2025-07")
     params["empty_months"] = ["2025-07"]
     params["report_scopes"].insert(-1, "2025-07")  # the months, then "all"
-    (built / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    result = dvc(["repro"], built)
+    (fresh / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    result = dvc(["repro"], fresh)
     ran = {line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")}
     assert {
         "ccnews_ingest@2025-07",

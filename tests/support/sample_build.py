@@ -1,0 +1,141 @@
+"""The bundled sample built once per test run, in the background, for every test that reads a built project.
+
+`dvc repro` of the whole sample is the longest single thing the suite does (minutes on 2 cores), so it starts
+as soon as collection shows a test that needs it (`start_if_needed`) and runs while the other tests do; those
+tests are ordered last (conftest.py). Under pytest-xdist the workers share one build: the first worker to get
+here starts it (an O_EXCL claim file), and every worker waits for the same `done` file. A test that has to
+wait prints the build's stage lines as they come, so the run is never silent while it waits.
+
+Run as `python -m tests.support.sample_build ROOT` it is the build itself: ROOT/project, log in ROOT/build.log.
+To run the whole-pipeline tests again on a build you have (the edit-test loop of a test, not of the code it
+tests), set ALMANAC_TEST_SAMPLE_BUILD=ROOT of a finished build: nothing is built then.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.support.project import BIN, ROOT, env, make_project
+
+FIXTURE = "sample_build"
+POLL_SECONDS = 1.0
+TESTS_NICENESS = 5  # the tests' priority below the build's, which started before they lowered it
+TIMEOUT_SECONDS = 3600  # far above any sample build; a hung build fails its tests instead of the whole run
+
+
+REUSE = "ALMANAC_TEST_SAMPLE_BUILD"  # a finished build's folder (this module's ROOT) to test again, unbuilt
+
+
+def shared_root(basetemp: Path) -> Path:
+    """One folder for the whole run: an xdist worker's basetemp is a subfolder of the controller's."""
+    if os.environ.get(REUSE):
+        return Path(os.environ[REUSE])  # tests copy the project before changing it, so it stays as built
+    root = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+    return root / "sample-build"
+
+
+def start_if_needed(basetemp: Path) -> None:
+    """Start the build in the background unless this run already has (or had) one."""
+    root = shared_root(basetemp)
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        claim = os.open(root / "claimed", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return  # another worker started it
+    os.close(claim)
+    with (root / "build.log").open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tests.support.sample_build", str(root)],
+            cwd=ROOT,
+            env={**env(), "PYTHONPATH": str(ROOT)},
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stopped as a whole at the end of the run
+        )
+    (root / "pid").write_text(str(process.pid))
+
+
+def stop_if_running(basetemp: Path) -> None:
+    """At the end of the run (the process that owns the shared folder): stop a build nobody waited for."""
+    pid_file = shared_root(basetemp) / "pid"
+    if os.environ.get(REUSE) or not pid_file.is_file():  # a reused build is not this run's to stop
+        return
+    pid = int(pid_file.read_text())
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return  # finished (or not Linux: the build ends by itself)
+    if b"tests.support.sample_build" in cmdline:
+        os.killpg(pid, signal.SIGTERM)
+
+
+def wait_for_build(basetemp: Path, show: Callable[[str], None]) -> Path:
+    """The built project, once the build is done; its stage lines go to `show` while this waits."""
+    root = shared_root(basetemp)
+    if not (root / "claimed").exists():
+        start_if_needed(basetemp)  # a run whose collection hook did not see the fixture (e.g. indirect use)
+    log = root / "build.log"
+    shown = 0
+    started = time.monotonic()
+    while not (root / "done").exists():
+        if (root / "failed").exists() or not _alive(root) or time.monotonic() - started > TIMEOUT_SECONDS:
+            tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
+            raise RuntimeError(f"the sample build failed (log: {log}):\n{tail}")
+        if log.exists():
+            lines = log.read_text(errors="replace").splitlines()
+            for number, line in enumerate(lines[shown:], start=shown):
+                if line.startswith("Running stage") and _first_to_show(root, number):
+                    # The build's age, not this wait's: it started when the claim was made.
+                    since = time.time() - (root / "claimed").stat().st_mtime
+                    show(f"sample build [{since:4.0f} s]: {line.rstrip(':')}")
+            shown = len(lines)
+        time.sleep(POLL_SECONDS)
+    return root / "project"
+
+
+def _first_to_show(root: Path, number: int) -> bool:
+    """Of the workers waiting, one shows each line (the first to claim it)."""
+    (root / "shown").mkdir(exist_ok=True)
+    try:
+        os.close(os.open(root / "shown" / str(number), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+def _alive(root: Path) -> bool:
+    """False only when the build process is known to be gone without having written done or failed."""
+    pid_file = root / "pid"
+    if not pid_file.is_file() or not Path("/proc").is_dir():
+        return True  # still starting, or no /proc to ask: the timeout decides
+    return Path(f"/proc/{pid_file.read_text().strip()}").exists() or (root / "done").exists()
+
+
+def build(root: Path) -> int:
+    project = make_project(root / "project", ray__executor="serial")
+    started = time.monotonic()
+    done = subprocess.run([str(BIN / "dvc"), "repro"], cwd=project, env=env(), check=False)
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(
+        f"sample build: dvc repro exited {done.returncode} after {time.monotonic() - started:.0f} s"
+        f" ({used.ru_utime + used.ru_stime:.0f} s CPU)"
+    )
+    (root / ("done" if done.returncode == 0 else "failed")).write_text(f"{done.returncode}\n")
+    return done.returncode
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1])
+    try:
+        sys.exit(build(target))
+    except BaseException:
+        (target / "failed").write_text("exception\n")
+        raise

@@ -1,0 +1,111 @@
+"""The machinery that lets `make test` share one sample build and never go silent (tests/support)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.conftest import pytest_collection_modifyitems
+from tests.support import sample_build
+from tests.support.heartbeat import Heartbeat
+
+
+def test_the_first_caller_starts_the_build_and_the_second_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[list[str]] = []
+
+    class Recorded:
+        pid = 4242
+
+        def __init__(self, command: list[str], **_: object) -> None:
+            started.append(command)
+
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv(sample_build.REUSE, raising=False)
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    sample_build.start_if_needed(tmp_path)
+    sample_build.start_if_needed(tmp_path)  # e.g. the second xdist worker
+    assert len(started) == 1 and started[0][-1] == str(tmp_path / "sample-build")
+    assert (tmp_path / "sample-build/pid").read_text() == "4242"
+
+
+def test_workers_share_the_controllers_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(sample_build.REUSE, raising=False)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
+    assert sample_build.shared_root(tmp_path / "popen-gw1") == tmp_path / "sample-build"
+
+
+def test_a_failed_build_fails_the_waiting_test_with_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv(sample_build.REUSE, raising=False)
+    root = tmp_path / "sample-build"
+    root.mkdir()
+    (root / "claimed").touch()
+    (root / "build.log").write_text("Running stage 'dedup':\nERROR: failed to reproduce 'dedup'\n")
+    (root / "failed").write_text("1\n")
+    with pytest.raises(RuntimeError, match=r"(?s)sample build failed.*failed to reproduce 'dedup'"):
+        sample_build.wait_for_build(tmp_path, lambda line: None)
+
+
+def test_each_stage_line_is_shown_once_among_the_waiting_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.delenv(sample_build.REUSE, raising=False)
+    monkeypatch.setattr(sample_build, "POLL_SECONDS", 0.01)
+    root = tmp_path / "sample-build"
+    root.mkdir()
+    (root / "claimed").touch()
+    (root / "build.log").write_text("Running stage 'a':\n> cmd a\nRunning stage 'b':\n")
+    (root / "done").touch()
+    (root / "project").mkdir()
+    shown: list[str] = []
+    # Done already: nothing is shown. A waiting worker shows what the log holds, once.
+    assert sample_build.wait_for_build(tmp_path, shown.append) == root / "project"
+    (root / "done").unlink()
+    first, second = [], []
+
+    def show_then_finish(line: str) -> None:
+        first.append(line)
+        if len(first) == 2:
+            (root / "done").touch()
+
+    sample_build.wait_for_build(tmp_path, show_then_finish)
+    sample_build.wait_for_build(tmp_path, second.append)  # another worker, later: the lines are taken
+    assert [line.split(": ", 1)[1] for line in first] == ["Running stage 'a'", "Running stage 'b'"]
+    assert shown == [] and second == []
+
+
+def test_tests_on_the_sample_run_last_the_rebuilding_ones_first() -> None:
+    def item(name: str, fixtures: tuple[str, ...], rebuilds: bool = False) -> SimpleNamespace:
+        marker = object() if rebuilds else None
+        return SimpleNamespace(name=name, fixturenames=fixtures, get_closest_marker=lambda _: marker)
+
+    items = [
+        item("reads", ("built", "sample_build")),
+        item("unit", ("tmp_path",)),
+        item("rebuilds", ("fresh", "sample_build"), rebuilds=True),
+        item("unit2", ()),
+    ]
+    pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [i.name for i in items] == ["unit", "unit2", "rebuilds", "reads"]
+
+
+def test_a_long_test_gets_a_still_running_line() -> None:
+    read_end, write_end = os.pipe()
+    beat = Heartbeat(every=0.2, stream=write_end)
+    beat.begin("tests/test_x.py::test_slow")
+    time.sleep(0.7)
+    beat.end()
+    os.close(write_end)
+    said = os.read(read_end, 10_000).decode()
+    assert "still running tests/test_x.py::test_slow (" in said
+    assert 2 <= said.count("still running") <= 4  # one line per 0.2 s of the 0.7 s, not one per poll
