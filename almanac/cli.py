@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from almanac import cli_evaluate
+
 # The names of almanac.reports.styles.STYLES, sorted, for the help text: that module imports pyarrow.
 # tests/test_cli_startup.py checks the two agree.
 STYLE_NAMES = ("mirai", "openforecast", "openforesight")
@@ -164,7 +166,7 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("-k", type=int, default=5, help="chunks to return (default 5, as FutureSim)")
     search.add_argument("--index", type=Path, help="index folder (default: data/futuresim/index)")
     search.add_argument("--json", action="store_true", help="one JSON object per hit instead of text")
-    search.set_defaults(run=_search)
+    search.set_defaults(run=cli_evaluate.search)
 
     llm = commands.add_parser("llm", help="the LLM answer cache: forget-failures")
     llm_commands = llm.add_subparsers(dest="llm_command", required=True)
@@ -182,14 +184,14 @@ def _parser() -> argparse.ArgumentParser:
         help="score forecasts: 'score mirai' (relation queries) or 'score futurex' (the tiers)",
         add_help=False,
     )
-    score.set_defaults(run=_score)
+    score.set_defaults(run=cli_evaluate.score)
 
     simulate = commands.add_parser(
         "simulate",
         help="replay the FutureSim question set day by day with an agent and score it (--help for options)",
         add_help=False,
     )
-    simulate.set_defaults(run=_simulate)
+    simulate.set_defaults(run=cli_evaluate.simulate)
 
     dag = commands.add_parser("dag", help="render dvc.yaml from the stage declarations (almanac/pipeline/)")
     dag.add_argument("--check", action="store_true", help="exit 1 if dvc.yaml differs from the rendering")
@@ -347,30 +349,6 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _search(args: argparse.Namespace) -> int:
-    import json
-
-    from almanac.core.layout import futuresim_index_dir
-    from almanac.core.params import load_params
-    from almanac.futuresim.dense import embedder_from_params
-    from almanac.futuresim.search import search_chunks
-
-    # Hybrid when the params name an embeddings endpoint (llm.roles.embedder) and the index has vectors.
-    embedder = embedder_from_params(load_params(args.params)) if Path(args.params).is_file() else None
-    embed = embedder.embed_query if embedder else None
-    hits = search_chunks(args.index or futuresim_index_dir(), args.query, args.start, args.end, args.k, embed)
-    for hit in hits:
-        if args.json:
-            print(json.dumps({**hit.__dict__, "available_date": str(hit.available_date)}, ensure_ascii=False))
-            continue
-        print(f"{hit.rank}. {hit.score:.3f}  {hit.available_date} ({hit.date_precision})  {hit.url}")
-        print(f"   chunk {hit.chunk_id} #{hit.ordinal} via {hit.backend}")
-        print(f"   {' '.join(hit.text.split())[:300]}")
-    if not args.json:
-        print(f"search: {len(hits)} chunk(s) available {args.start or '...'} to {args.end}")
-    return 0
-
-
 def _import(args: argparse.Namespace) -> int:
     from almanac.foresight.release_import import import_openforesight
 
@@ -380,53 +358,12 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-SCORERS = {
-    "mirai": "MIRAI-style relation forecasts against a month's queries, read as MIRAI's evaluator reads them",
-    "futurex": "FutureX predictions (or a floor baseline) against the four tiers",
-}
-
-
-def _score_help() -> str:
-    lines = [
-        "usage: almanac score {" + ",".join(SCORERS) + "} [options]",
-        "",
-        "scorers (each lists its options: almanac score NAME --help):",
-        *(f"  {name:<9}{what}" for name, what in SCORERS.items()),
-        "",
-        "The form without a scorer name (almanac score --queries ...) still scores MIRAI forecasts.",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 def _llm_forget_failures(args: argparse.Namespace) -> int:
     from almanac.core.params import load_params
     from almanac.llm.maintenance import forget_failures
 
     print(forget_failures(load_params(args.params), args.stage, args.reason, args.task))
     return 0
-
-
-def _score(args: argparse.Namespace) -> int:
-    rest = list(args.score_args)
-    if not rest or rest[0] in ("-h", "--help"):
-        (sys.stdout if rest else sys.stderr).write(_score_help())
-        return 0 if rest else 2
-    if rest[0] == "futurex":
-        from almanac.futurex.score import main as futurex_main
-
-        return futurex_main(["--params", args.params, *rest[1:]], prog="almanac score futurex")
-    from almanac.mirai.score import main as score_main
-
-    if rest[0] == "mirai":
-        rest = rest[1:]
-    # The global --params first, so a --params after `score` wins.
-    return score_main(["--params", args.params, *rest], prog="almanac score mirai")
-
-
-def _simulate(args: argparse.Namespace) -> int:
-    from almanac.futuresim.simulate.cli import main as simulate_main
-
-    return simulate_main(["--params", args.params, *args.score_args], prog="almanac simulate")
 
 
 if __name__ == "__main__":
