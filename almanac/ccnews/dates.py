@@ -15,9 +15,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lxml.html import HtmlElement
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
+
 
 # Values of the article column ``date_source``, strongest first (the order the page is searched in).
 DATE_SOURCES = ("feed", "html_meta", "json_ld", "url", "text", "crawl_date")

@@ -12,8 +12,8 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
@@ -22,8 +22,14 @@ import pyarrow.ipc
 import pyarrow.parquet as pq
 
 from almanac.core.io import PARQUET_COMPRESSION, atomic_dir, write_parquet
+from almanac.core.lazy import lazy_module
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.signature_store import stream_batches
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 _JOIN = """
     SELECT {columns} FROM read_parquet($files, filename = true, file_row_number = true) AS article

@@ -32,15 +32,19 @@ import ssl
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
-
+from almanac.core.lazy import lazy_module
 from almanac.core.stage import StageError
 from almanac.llm.config import RoleConfig
 from almanac.llm.limits import RateLimiter, backoff_delay, estimate_tokens, parse_retry_after
 from almanac.llm.prompts import Message
 from almanac.llm.secrets import redact
+
+if TYPE_CHECKING:
+    import openai
+else:
+    openai = lazy_module("openai")
 
 log = logging.getLogger(__name__)
 
