@@ -15,8 +15,10 @@ $(STAMP): pyproject.toml requirements.lock scripts/setup.sh
 	PYTHON=$(PYTHON) bash scripts/setup.sh
 	touch $(STAMP)
 
+# `dvc repro` quiet, one line per stage that ran and a summary line (almanac/core/repro.py); a no-op prints
+# one line. ARGS go to dvc repro: `make repro ARGS=foresight_qgen@2025-03`.
 repro: setup
-	dvc repro
+	python -m almanac.core.repro $(ARGS)
 
 # The whole suite (what CI runs): one line per test with its running count, so a slow or stuck test is
 # named as it runs, and the 15 slowest at the end.
