@@ -95,7 +95,9 @@ def test_lazy_module_imports_at_first_attribute_read() -> None:
         "dialect = csv.excel\n"
         "print(before, 'csv' in sys.modules, dialect.delimiter == ',')\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert result.stdout.split() == ["False", "True", "True"]
 
 
