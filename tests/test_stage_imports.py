@@ -109,3 +109,19 @@ def test_lazy_module_forwards_exceptions_and_missing_names() -> None:
         _ = json_lazy.no_such_name
     with pytest.raises(ModuleNotFoundError):
         _ = lazy_module("almanac_no_such_module").anything
+
+
+def test_lazy_module_runs_its_hook_once_before_the_import() -> None:
+    # figures.py chooses matplotlib's Agg backend this way, before pyplot is imported.
+    code = (
+        "import sys\n"
+        "from almanac.core.lazy import lazy_module\n"
+        "seen = []\n"
+        "csv = lazy_module('csv', before=lambda: seen.append('csv' in sys.modules))\n"
+        "csv.excel; csv.reader\n"
+        "print(seen)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[False]"

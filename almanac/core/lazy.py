@@ -23,6 +23,7 @@ stage's import pulls one of these libraries in.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -30,9 +31,10 @@ from typing import Any
 class LazyModule(ModuleType):
     """Stands in for module ``name`` until an attribute is read, then forwards to the real module."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, before: Callable[[], None] | None = None) -> None:
         super().__init__(name)
         self._lazy_target: ModuleType | None = None
+        self._lazy_before = before
 
     def __getattr__(self, attribute: str) -> Any:
         # Only called for attributes this stand-in lacks, i.e. everything of the real module.
@@ -40,6 +42,8 @@ class LazyModule(ModuleType):
             raise AttributeError(attribute)
         target = self._lazy_target
         if target is None:
+            if self._lazy_before is not None:
+                self._lazy_before()
             target = importlib.import_module(self.__name__)
             self._lazy_target = target
         return getattr(target, attribute)
@@ -49,6 +53,7 @@ class LazyModule(ModuleType):
         return f"<lazy module {self.__name__!r}, {state}>"
 
 
-def lazy_module(name: str) -> Any:
-    """A stand-in for ``import name`` that imports it at the first attribute read (typed Any)."""
-    return LazyModule(name)
+def lazy_module(name: str, before: Callable[[], None] | None = None) -> Any:
+    """A stand-in for ``import name`` that imports it at the first attribute read (typed Any), after
+    calling ``before`` (e.g. to choose matplotlib's backend before pyplot is imported)."""
+    return LazyModule(name, before)

@@ -11,11 +11,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from almanac.core.io import atomic_path
+from almanac.core.lazy import lazy_module
 from almanac.reports.model import Panel, Series
 
+
+def _agg_backend() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display on servers and CI; set before pyplot is imported
+
+
 if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
+    from matplotlib import ticker
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+else:
+    # Imported at the first figure: ~0.8 s of CPU that a process drawing none does not pay.
+    plt = lazy_module("matplotlib.pyplot", before=_agg_backend)
+    ticker = lazy_module("matplotlib.ticker")
+
 
 DPI = 110
 WIDTH = 7.0  # inches, every figure and panel
@@ -37,12 +52,12 @@ def render_panel(panel: Panel, series: Sequence[Series], path: str | Path) -> No
 def _save(figure: Figure, path: str | Path) -> None:
     with atomic_path(path) as temp:
         figure.savefig(temp, format="png", metadata=_PNG_METADATA)
-    _pyplot().close(figure)
+    plt.close(figure)
 
 
 def draw_figure(series: Series) -> Figure:
     """``series`` as a (grouped) bar chart; the caller closes the figure."""
-    figure, axes = _pyplot().subplots(figsize=(WIDTH, figure_height(series)), dpi=DPI)
+    figure, axes = plt.subplots(figsize=(WIDTH, figure_height(series)), dpi=DPI)
     draw_axes(axes, series)
     figure.tight_layout()
     return figure
@@ -52,7 +67,7 @@ def draw_panel(panel: Panel, series: Sequence[Series]) -> Figure:
     """``series`` stacked top to bottom, each as tall as its own figure, under the panel's title."""
     heights = [figure_height(one) for one in series]
     # Constrained layout, not tight_layout: it keeps the panel title clear of the first subplot's title.
-    figure, grid = _pyplot().subplots(
+    figure, grid = plt.subplots(
         len(series),
         1,
         figsize=(WIDTH, sum(heights) + PANEL_TITLE_HEIGHT),
@@ -122,7 +137,7 @@ def draw_axes(axes: Axes, series: Series) -> None:
         axes.set_xlabel(series.x_label or series.x)
         axes.set_ylabel(series.y_label or series.y)
     if all(isinstance(row[series.y], int) for row in series.rows):  # counts: no 0.5 ticks
-        (axes.xaxis if horizontal else axes.yaxis).set_major_locator(_ticker().MaxNLocator(integer=True))
+        (axes.xaxis if horizontal else axes.yaxis).set_major_locator(ticker.MaxNLocator(integer=True))
     axes.set_title(series.title)
     if series.group and series.rows:
         axes.legend(
@@ -144,20 +159,3 @@ def _categories(series: Series) -> list[str]:
     for row in series.rows:
         seen.setdefault(str(row[series.x]), None)
     return list(seen)[:MAX_CATEGORIES]
-
-
-def _pyplot() -> Any:
-    """matplotlib.pyplot on the Agg backend, imported at the first figure (~0.8 s of CPU a stage without
-    figures does not pay)."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # no display on servers and CI; set before pyplot is imported
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _ticker() -> Any:
-    import matplotlib.ticker
-
-    return matplotlib.ticker
