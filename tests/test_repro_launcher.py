@@ -33,5 +33,8 @@ def test_memo_parses_each_text_once_and_hands_out_copies() -> None:
     assert second == {"seed": 7, "nested": {"months": ["2025-03"]}}  # the caller's edit did not leak
     # An edited file (other text) is parsed again, as is the same text read with another parser type.
     assert parse_once("8", "params.yaml")["seed"] == 8
-    parse_once("7", "params.yaml", typ="rt")
-    assert calls == ["7", "8", "7"]
+    parse_once("8", "params.yaml", typ="rt")
+    assert calls == ["7", "8", "8"]
+    # Only the latest text per file is kept: going back to "7" parses it again.
+    parse_once("7", "params.yaml")
+    assert calls == ["7", "8", "8", "7"]

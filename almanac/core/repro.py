@@ -10,7 +10,8 @@ The real ``dvc repro`` (DVC's own command line, in this process), with two chang
   were up to date, total seconds.
 * Each YAML text is parsed once per process: params.yaml was parsed once per stage that declares params
   (77 times on the sample, 24 KB each), dvc.yaml and the 180 KB dvc.lock twice. The parse is memoised by
-  file text, so an edit between two reads is still seen, and each reader gets its own deep copy.
+  file text (the latest per file), so an edit between two reads is still seen, and each reader gets its own
+  deep copy.
 
 Plain ``dvc repro`` still works and builds the same outputs; this only changes what is printed and how
 much CPU DVC spends deciding that nothing changed. Where DVC's internals differ from what this patches
@@ -46,15 +47,21 @@ class ReproTally:
 
 
 def memoised_parser(parse: Callable[..., Any]) -> Callable[..., Any]:
-    """``parse(text, path, typ)`` parsing each distinct (text, path, typ) once; callers get deep copies."""
-    parsed: dict[tuple[str, str, str], Any] = {}
+    """``parse(text, path, typ)`` skipping the parse when ``path`` holds the text it held last time.
+
+    One entry per (path, typ), the latest: dvc.lock is rewritten after every stage that runs, and a memo
+    of every version would grow by a parsed 180 KB lock file per stage. Callers get deep copies.
+    """
+    latest: dict[tuple[str, str], tuple[str, Any]] = {}
 
     @functools.wraps(parse)
     def parse_once(text: str, path: str, typ: str = "safe") -> Any:
-        key = (text, str(path), typ)
-        if key not in parsed:
-            parsed[key] = parse(text, path, typ=typ)
-        return copy.deepcopy(parsed[key])
+        key = (str(path), typ)
+        cached = latest.get(key)
+        if cached is None or cached[0] != text:
+            cached = (text, parse(text, path, typ=typ))
+            latest[key] = cached
+        return copy.deepcopy(cached[1])
 
     return parse_once
 
@@ -68,12 +75,17 @@ def _memoise_yaml_loads() -> None:
     parse = getattr(_yaml, "parse_yaml", None)
     if not callable(parse):
         return
-    parse_once = memoised_parser(parse)
+    memo = memoised_parser(parse)
+
+    def parse_safe_once(text: str, path: str, typ: str = "safe") -> Any:
+        # Round-trip parses ("rt") are DVC editing dvc.lock after a stage ran: a new text every time.
+        return memo(text, path, typ) if typ == "safe" else parse(text, path, typ=typ)
+
     # load_yaml (params files) looks parse_yaml up at call time; strictyaml (dvc.yaml, dvc.lock: each read
     # twice by a repro) holds its own binding of the same function.
-    _yaml.parse_yaml = parse_once
+    _yaml.parse_yaml = parse_safe_once
     if getattr(strictyaml, "parse_yaml", None) is parse:
-        strictyaml.parse_yaml = parse_once
+        strictyaml.parse_yaml = parse_safe_once
 
 
 def _count_stages(tally: ReproTally) -> None:
