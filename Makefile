@@ -41,6 +41,7 @@ bench: setup
 	python -m bench.llm
 	python -m bench.gdelt_ingest
 	python -m bench.cli_startup
+	python -m bench.stage_startup   # issue 26: CPU to import each stage (< 1 s); --repro adds make-repro wall / stage work
 	python -m bench.futuresim_search
 	python -m bench.noop_repro   # after `make repro`: times a no-op `dvc repro` of the built sample
 	python -m bench.bombs          # issue 24: peak memory of the dump readers on size bombs
