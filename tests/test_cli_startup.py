@@ -60,9 +60,11 @@ def test_subcommand_help_imports_no_heavy_library() -> None:
 
 def test_probe_sees_the_imports_of_a_subcommand_that_runs(tmp_path: Path) -> None:
     # The check above could pass by never seeing anything: running `verify` imports the publish
-    # machinery, and the probe must report pyarrow and the rest then.
+    # machinery, and the probe must report pyarrow then. (DuckDB, matplotlib and openai are imported at
+    # their first use since issue 26, almanac.core.lazy: a verify that stops at a missing release
+    # loads none of them.)
     _, heavy = run_probe(["verify", str(tmp_path / "no-such-release")])
-    assert {"pyarrow", "duckdb", "matplotlib", "openai"} <= {name.split(".")[0] for name in heavy}
+    assert "pyarrow" in {name.split(".")[0] for name in heavy}
 
 
 def test_style_names_in_help_are_the_styles() -> None:

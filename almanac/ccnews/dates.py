@@ -15,9 +15,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lxml.html import HtmlElement
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement
+
 
 from almanac.core.months import MONTH_NUMBERS
 

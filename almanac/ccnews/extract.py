@@ -9,16 +9,20 @@ import codecs
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import charset_normalizer
 import py3langid
-import trafilatura
-from trafilatura.settings import Document
-from trafilatura.utils import load_html
 
 from almanac.ccnews.charset_labels import codec_for_label
 from almanac.ccnews.dates import DateFinding, find_page_date
+from almanac.core.lazy import lazy_module
 from almanac.core.text import word_count
+
+if TYPE_CHECKING:
+    import trafilatura
+else:
+    trafilatura = lazy_module("trafilatura")  # .settings, .utils: loaded by its __init__
 
 # A page whose "main text" has no line this long (in words of any script, almanac.core.text.word_count)
 # is navigation or teaser boilerplate, not an article.
@@ -151,7 +155,8 @@ def extract_article(html: str, url: str) -> Extracted | None:
         # Its date is unused, but non-extensive keeps htmldate from scanning the whole page for one.
         date_extraction_params={"original_date": True, "extensive_search": False},
     )
-    if not isinstance(document, Document):  # None: nothing extracted (a dict only with as_dict=True)
+    # None: nothing extracted (a dict only with as_dict=True)
+    if not isinstance(document, trafilatura.settings.Document):
         return None
     text = normalize_text(document.text or "")
     if not any(word_count(line) >= MIN_PARAGRAPH_WORDS for line in text.splitlines()):
@@ -159,7 +164,7 @@ def extract_article(html: str, url: str) -> Extracted | None:
     return Extracted(
         title=(document.title or None),
         text=text,
-        date=find_page_date(load_html(html), url),
+        date=find_page_date(trafilatura.utils.load_html(html), url),
     )
 
 

@@ -10,12 +10,19 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import spacy
-from spacy.language import Language
-
+from almanac.core.lazy import lazy_module
 from almanac.core.months import MONTH_NAMES
 from almanac.core.text import fold
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+if TYPE_CHECKING:
+    import spacy
+else:
+    spacy = lazy_module("spacy")
 
 ANSWER_CLASSES = (
     "name",

@@ -20,13 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from spacy.language import Language
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING
 
 from almanac.core.names import ORGANISATION_WORDS
 from almanac.core.text import fold
 from almanac.foresight.answer_types import COUNTRIES, is_month
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
 
 # Lower-case words inside a person's name: "Ludwig van Beethoven", "Ibn Battuta".
 _PARTICLE_TEXT = "van von de der den del della di da du dos das do la le al el bin ibn ben ter ten y"

@@ -33,18 +33,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from almanac.core.ids import canonical_url, content_id
+from almanac.core.lazy import lazy_module
 from almanac.core.rejects import TableLedger
 from almanac.core.schemas import TIMESTAMP
 from almanac.core.step import table_step
 from almanac.gdelt import clean_sql as sql
 from almanac.gdelt.countries import CAMEO_NOT_COUNTRIES, CAMEO_TO_ISO3
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 STAGE: Final = "gdelt_clean"
 

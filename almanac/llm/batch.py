@@ -19,11 +19,10 @@ import json
 import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final
-
-import openai
+from typing import TYPE_CHECKING, Any, Final
 
 from almanac.core.io import read_json, write_json, write_text
+from almanac.core.lazy import lazy_module
 from almanac.core.stage import StageError
 from almanac.llm.cache import CachedFailure, CachedResponse, LLMCache
 from almanac.llm.config import RoleConfig
@@ -43,6 +42,11 @@ from almanac.llm.transport import (
     response_format,
     settle_refusals,
 )
+
+if TYPE_CHECKING:
+    import openai
+else:
+    openai = lazy_module("openai")
 
 log = logging.getLogger(__name__)
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
-
+from almanac.core.lazy import lazy_module
 from almanac.core.progress import Bar, progress
 from almanac.core.rejects import StageLedger
 from almanac.llm.accounting import METRICS_KEY, add_metric, cost_usd
@@ -27,6 +26,11 @@ from almanac.llm.config import LLMConfigError, RoleConfig
 from almanac.llm.limits import RateLimiter, backoff_delay, parse_retry_after
 from almanac.llm.secrets import redact
 from almanac.llm.transport import _RETRY_STATUS, LLMFatalError, make_client, raise_if_fatal, transport_cause
+
+if TYPE_CHECKING:
+    import openai
+else:
+    openai = lazy_module("openai")
 
 TASK = "embeddings"
 VERSION = "v1"  # of the request shape; part of the cache row, like a prompt version

@@ -19,12 +19,15 @@ import os
 import ssl
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
-from aiohttp.helpers import get_env_proxy_for_url
-from yarl import URL
+from almanac.core.lazy import lazy_module
 
+if TYPE_CHECKING:
+    import aiohttp
+    from yarl import URL
+else:
+    aiohttp = lazy_module("aiohttp")  # a stage that sends no request never loads it
 from almanac.llm.config import RoleConfig
 
 OPENAI_API = "https://api.openai.com/v1"
@@ -88,6 +91,9 @@ class ChatPoster:
         # HTTPS_PROXY / NO_PROXY apply as they do to the SDK's client, looked up once per run: aiohttp's
         # trust_env would look them (and ~/.netrc) up in a thread on every request.
         with contextlib.suppress(LookupError):
+            from aiohttp.helpers import get_env_proxy_for_url
+            from yarl import URL
+
             self._proxy, self._proxy_auth = get_env_proxy_for_url(URL(self.url))
         self._session = aiohttp.ClientSession(connector=connector, timeout=self._timeout)
         return self

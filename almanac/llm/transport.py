@@ -30,17 +30,22 @@ import ssl
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
-import openai
-
+from almanac.core.lazy import lazy_module
 from almanac.core.stage import StageError
 from almanac.llm.config import RoleConfig
 from almanac.llm.http_chat import ChatPoster, HTTPStatusFailure, tls_context
 from almanac.llm.limits import RateLimiter, backoff_delay, estimate_tokens, parse_retry_after
 from almanac.llm.prompts import Message
 from almanac.llm.secrets import redact
+
+if TYPE_CHECKING:
+    import aiohttp
+    import openai
+else:
+    aiohttp = lazy_module("aiohttp")
+    openai = lazy_module("openai")
 
 log = logging.getLogger(__name__)
 

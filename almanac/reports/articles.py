@@ -7,12 +7,18 @@ each article again (URL, title, date) and drops the text column.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 
 from almanac.core.layout import articles_path, complex_events, gdelt_articles
+from almanac.core.lazy import lazy_module
 from almanac.reports.styles import TableKey
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 TEXT_COLUMN = "text"
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from almanac.core.lazy import lazy_module
 from almanac.core.markdown import markdown_table
 from almanac.reports.views import parquet_view
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 WORD_COUNT_BINS = (100, 200, 400, 800, 1600, 3200)
 # Dedup also drops articles published outside the months in scope; those are not duplicates.

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
+from almanac.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
+
 
 SUMMARY_KEYS = ("count", "mean", "median", "p90", "max")
 # Over a column named v; median and p90 are interpolated (quantile_cont), as numpy's default percentile.

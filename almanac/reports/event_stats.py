@@ -11,13 +11,17 @@ import csv
 import io
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from almanac.core.lazy import lazy_module
 from almanac.core.markdown import markdown_table
 from almanac.events.samples import SPLITS, TASKS
 from almanac.reports.views import parquet_view
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 ORIGINS = ("wikipedia", "wcep")
 TABLE4_TASKS = ("aqa", "stf", "ltf", "mcnc", "mcac", "vqa")  # the paper's row order

@@ -10,15 +10,19 @@ Parquet files (almanac.reports.views).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from almanac.core.lazy import lazy_module
 from almanac.core.markdown import markdown_table
 from almanac.foresight.recipe import RECIPE
 from almanac.foresight.split import SPLITS
 from almanac.reports.funnel import FunnelStep, chained_records
 from almanac.reports.views import parquet_view
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 # The Table-1 stages, in the recipe's order (almanac.foresight.recipe is the one place it is written).
 OPENFORESIGHT_FUNNEL = tuple(

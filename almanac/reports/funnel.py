@@ -16,14 +16,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from almanac.core.io import read_json
 from almanac.core.layout import METRICS, metrics_path
+from almanac.core.lazy import lazy_module
 from almanac.reports.model import Series, Table
 from almanac.reports.views import sum_stage_metrics
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 # The tracked counters of almanac.llm.accounting (``llm`` in a stage's metrics, ``<role>.<counter>``) a report
 # sums over its steps and roles: the requests the data needed, those refused (no usable answer), and the

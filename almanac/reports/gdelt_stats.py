@@ -12,11 +12,11 @@ import csv
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 
+from almanac.core.lazy import lazy_module
 from almanac.core.markdown import markdown_table
 from almanac.mirai.cameo import (
     QUAD_MAPPINGS,
@@ -28,6 +28,11 @@ from almanac.mirai.cameo import (
 )
 from almanac.mirai.relation_split import UNKNOWN_REGION
 from almanac.reports.views import parquet_view, sql_path, table_view
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 COUNT_COLUMNS = (
     "event_records",

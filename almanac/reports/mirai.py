@@ -9,10 +9,9 @@ reads gdelt_clean's quads.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from almanac.core.lazy import lazy_module
 from almanac.mirai.cameo import binary_of_quad, relation_name
 from almanac.mirai.steps import RECIPE
 from almanac.reports import mirai_stats as stats
@@ -33,6 +32,11 @@ from almanac.reports.model import Panel, Report, Series, Table
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
 from almanac.reports.summary import style_summary
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 SERIES = ("relations", "quad_classes", "regions", "answers_per_query", "query_dates", "horizon", "funnel")
 PANELS = (

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow.parquet as pq
 
 from almanac.core.layout import gdelt_clean_rejects, gdelt_events_dir
+from almanac.core.lazy import lazy_module
 from almanac.reports.model import Table
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 # gdelt_clean rules that remove repeats: the same GlobalEventID twice, a URL reported again on a later day.
 DEDUP_REASONS = ("duplicate_event_id", "not_earliest_url_date")

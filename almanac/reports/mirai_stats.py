@@ -11,16 +11,22 @@ import calendar
 from collections.abc import Mapping, Sequence
 from datetime import date
 from math import ceil
+from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 
 from almanac.core.ids import source_domain
+from almanac.core.lazy import lazy_module
 from almanac.core.months import parse_month
 from almanac.mirai.cameo import QUAD_MAPPINGS, QUAD_NAMES, ROOT_CODES, ROOT_NAMES
 from almanac.mirai.relation_split import QUERY_SCHEMA
 from almanac.reports.styles import TableKey
 from almanac.reports.views import table_view
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 QUERY_COLUMNS = (
     "query_id",

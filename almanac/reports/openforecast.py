@@ -8,11 +8,10 @@ month, so the funnel and the pipeline-side leakage/dedup counts always describe 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from almanac.core.layout import METRICS
+from almanac.core.lazy import lazy_module
 from almanac.events.llm_tasks.replies import EVENT_TOPICS
 from almanac.events.recipe import RECIPE
 from almanac.reports.authorship import authorship_statement, role_authors
@@ -58,6 +57,11 @@ from almanac.reports.openforecast_tables import (
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import get_style, read_split_tables
 from almanac.reports.summary import style_summary
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 EVENT_ROLES = ("classifier", "annotator")  # the LLM roles of the OpenForecast branch (its card's roles)
 TIMELINE_WRITER = "annotator"  # extracts timelines and arguments and writes negative options

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 
+from almanac.core.lazy import lazy_module
 from almanac.events.samples import SPLITS
 from almanac.reports.distributions import SUMMARY_SQL, summary_row
 from almanac.reports.event_stats import TABLE4_TASKS
 from almanac.reports.styles import TableKey
 from almanac.reports.views import table_view
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 TASK_ORDER = TABLE4_TASKS  # the OpenForecast paper's task order, as in the event_stats tables
 

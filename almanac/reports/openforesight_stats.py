@@ -8,15 +8,20 @@ histogram bins in ascending order), so that the same files always give the same 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import pyarrow as pa
 
+from almanac.core.lazy import lazy_module
 from almanac.foresight.schema import QUESTION_SCHEMA
 from almanac.reports import distributions
 from almanac.reports.styles import TableKey
 from almanac.reports.views import table_view
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 # The released columns the statistics read; a version of the data lacking one reads it as NULL.
 STATS_COLUMNS = (

@@ -11,9 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
+
+from almanac.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import duckdb
+else:
+    duckdb = lazy_module("duckdb")
 
 _NO_EXTRA = "produced"  # a column read as NULL when the caller asks for no extra key
 
