@@ -67,6 +67,7 @@ RECIPE: Final = Recipe(
         foresight.LEAKAGE,
         foresight.ANSWER_TYPE,
         foresight.QGEN,  # generated, unreleased candidates: the Level-1 distractor pool
+        foresight.VALIDATE,  # the validator's numeric drops: Level-4 candidates
         mirai.GDELT_CLEAN,
         events.EVENT_SPLIT,  # OpenForecast train/validation: no candidate may repeat them
         mirai.RELATION_SPLIT,  # MIRAI queries and FutureSim questions: read by the cross-style check only
