@@ -65,16 +65,16 @@ def test_every_released_row_passes_almanac_check(built: Path) -> None:
 
 
 def test_the_sample_builds_futurex_tiers(built: Path) -> None:
-    """Levels 1-3 are non-empty on the sample; Level 4 is empty because the offline validator already
-    rejects numeric answers, so the answer-type filter drops none as numeric (README says so)."""
+    """Every level is non-empty on the sample: Level 4 from the offline validator's numeric drops (the
+    sample's June articles state exact figures: docs/sample.md)."""
     counts = {
         level: pq.read_table(built / f"data/futurex/tiers/level{level}.parquet").num_rows
         for level in (1, 2, 3, 4)
     }
-    assert counts[1] > 0 and counts[2] > 0 and counts[3] > 0 and counts[4] == 0, counts
+    assert min(counts.values()) > 0, counts
     stats = json.loads((built / "reports/futurex_stats.json").read_text())
     assert [row["step"] for row in stats["funnel"]] == [
-        "candidate events", "harmful", "subjective", "yes_no", "source_day_cap", "tiers"
+        "candidate events", "harmful", "subjective", "yes_no", "template_cap", "source_day_cap", "tiers"
     ]  # fmt: skip
     assert stats["funnel"][-1]["out"] == sum(counts.values())
 
