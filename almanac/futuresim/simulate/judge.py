@@ -9,7 +9,7 @@ counted in ``failures``: a forecast is never credited without a verdict.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from almanac.core.ids import content_id
 from almanac.core.rejects import StageLedger
@@ -27,7 +27,6 @@ class RoleJudge:
     cache: LLMCache
     ledger: StageLedger
     failures: int = 0
-    asked: list[int] = field(default_factory=list)
 
     def __call__(self, pairs: Sequence[tuple[Question, str]]) -> list[bool]:
         verdicts = [
@@ -52,5 +51,4 @@ class RoleJudge:
                     verdicts[i] = result.value.correct
                 else:
                     self.failures += 1
-            self.asked.append(len(items))
         return verdicts
