@@ -22,11 +22,11 @@ def main() -> int:
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(QgenConfig, params.get("foresight") or {}, "qgen")
     llm = parse_llm_config(params)
-    if "ccnews_months" in params and not ccnews_months(params):
+    if "months" in params and not ccnews_months(params):
         # An empty corpus here is a build without CC-News, not a month without news: say so, build nothing.
         print(
-            f"{STAGE}@{args.month}: OpenForesight needs the CC-News corpus, and ccnews_months is empty "
-            "(a build without CC-News, e.g. GDELT only: `dvc repro check_mirai`)",
+            f"{STAGE}@{args.month}: OpenForesight needs the CC-News corpus, and CC-News is off "
+            "(ccnews_ingest.raw_dir is \"\": a build without CC-News, e.g. GDELT only: `dvc repro check_mirai`)",
             file=sys.stderr,
         )
         return 1

@@ -26,7 +26,11 @@ from almanac.pipeline.imports import FACES, PROJECT_PACKAGES, ROOT, closure, imp
 from almanac.pipeline.render import deps, render_project
 from tests.support.project import dvc, make_project
 
-PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+# params.yaml and the foreach lists that follow from its months (dvc.yaml's vars)
+PARAMS = {
+    **yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8")),
+    **yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["vars"][0],
+}
 
 
 def expanded() -> dict[str, Stage]:

@@ -23,7 +23,8 @@ from almanac.pipeline.finals import DVC_METRICS, DVC_PLOTS, REPORT_SERIES
 ROOT = Path(__file__).resolve().parents[1]
 DVC_FILE = yaml.safe_load((ROOT / "dvc.yaml").read_text())
 DVC = DVC_FILE["stages"]
-PARAMS = yaml.safe_load((ROOT / "params.yaml").read_text())
+# params.yaml, and the foreach lists dvc.yaml derives from its months (its `vars`)
+PARAMS = {**yaml.safe_load((ROOT / "params.yaml").read_text()), **DVC_FILE["vars"][0]}
 KINDS = ("outs", "metrics", "plots")
 VARIABLE = re.compile(r"\$\{([^}]+)\}")
 
@@ -104,9 +105,12 @@ def test_data_deps_are_upstream_outputs_or_raw_inputs() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-def test_report_scopes_are_the_months_then_all() -> None:
-    """The report templates' items: DVC's foreach cannot append "all" to ``months``, so params.yaml lists both."""
-    assert PARAMS["report_scopes"] == [*PARAMS["months"], "all"]
+def test_derived_lists_are_the_months() -> None:
+    """The report templates' items are the months then "all"; the CC-News months are the months (the source is
+    on in the sample). DVC's foreach cannot append "all", so rendering writes both into dvc.yaml's vars."""
+    assert DVC_FILE["vars"][0]["report_scopes"] == [*PARAMS["months"], "all"]
+    assert DVC_FILE["vars"][0]["ccnews_months"] == PARAMS["months"]
+    assert "report_scopes" not in yaml.safe_load((ROOT / "params.yaml").read_text())
     for style in REPORT_SERIES:
         assert DVC[f"{style}_report"]["foreach"] == "${report_scopes}", style
 

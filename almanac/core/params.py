@@ -34,11 +34,11 @@ def load_params(path: str | Path = DEFAULT_PARAMS) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ParamsError(f"{path}: top level must be a mapping")
     validate_params(data, str(path))
-    return data
+    return with_split_months(data)
 
 
 def checked_month(month: str, params: Mapping[str, Any] | None, allow_all: bool = True) -> str:
-    """``month`` when it is ``YYYY-MM`` (or "all") and one of params' months or ccnews_months; else a
+    """``month`` when it is ``YYYY-MM`` (or "all") and one of params' months; else a
     ParamsError. Checked before any path is built from it (``--month ../../x`` names no folder)."""
     if allow_all and month == "all":
         return month
@@ -46,12 +46,11 @@ def checked_month(month: str, params: Mapping[str, Any] | None, allow_all: bool 
         parse_month(month)
     except ValueError as error:
         raise ParamsError(f"--month {month!r}: {error}") from None
-    if params is not None and ("months" in params or "ccnews_months" in params):
-        # (A params file without either names no months to hold --month to: a test's small file.)
-        listed = months_in_scope(params) if "months" in params else []
-        known = sorted(set(listed) | set(ccnews_months(params)))
+    if params is not None and "months" in params:
+        # (A params file without it names no months to hold --month to: a test's small file.)
+        known = months_in_scope(params)
         if month not in known:
-            raise ParamsError(f"--month {month} is not in params.yaml months or ccnews_months {known}")
+            raise ParamsError(f"--month {month} is not in params.yaml months {known}")
     return month
 
 
@@ -63,14 +62,52 @@ def months_in_scope(params: Mapping[str, Any]) -> list[str]:
 
 
 def ccnews_months(params: Mapping[str, Any]) -> list[str]:
-    """The crawl months whose CC-News raw folder is ingested (``ccnews_months``; [] = no CC-News).
+    """The crawl months whose CC-News raw folder is ingested: every month of ``months``, or none when the
+    source is off (``ccnews_ingest.raw_dir: ""``, a build without CC-News). Derived, never listed: the one
+    list a user edits is ``months`` (docs/months.md)."""
+    section = params.get("ccnews_ingest")
+    raw_dir = section.get("raw_dir", "data/raw/sample/ccnews") if isinstance(section, Mapping) else None
+    return months_in_scope(params) if raw_dir != "" else []
 
-    A missing key means every month in scope, as before the key existed; an empty list is a choice.
-    """
-    months = params["ccnews_months"] if "ccnews_months" in params else months_in_scope(params)
-    if not isinstance(months, list):
-        raise ValueError("params.yaml: 'ccnews_months' must be a list like ['2025-05'] (or [] for none)")
-    return validate_months([str(month) for month in months])
+
+def report_scopes(params: Mapping[str, Any]) -> list[str]:
+    """The report stages' items: every month of ``months`` in order, then "all" (the whole dataset)."""
+    return [*months_in_scope(params), "all"]
+
+
+SPLITS = ("train", "validation", "test")
+
+
+def split_months(params: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The OpenForesight split of ``months``: the newest ``foresight.split.test_month_count`` months are
+    test, the ``validation_month_count`` before them validation, every earlier month train. Derived from
+    ``months`` so that adding a month needs no second edit; test is always the newest (no future in train)."""
+    split = (params.get("foresight") or {}).get("split") or {}
+    months = months_in_scope(params)
+    test = min(int(split.get("test_month_count", 1)), len(months))
+    validation = min(int(split.get("validation_month_count", 1)), len(months) - test)
+    cut_test, cut_validation = len(months) - test, len(months) - test - validation
+    return {
+        "train": months[:cut_validation],
+        "validation": months[cut_validation:cut_test],
+        "test": months[cut_test:],
+    }
+
+
+def with_split_months(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with ``foresight.split``'s month counts replaced by the month lists they give
+    (``train_months``, ``validation_months``, ``test_months``: what SplitConfig and the checks read)."""
+    foresight = params.get("foresight")
+    if not isinstance(foresight, dict) or "months" not in params:
+        return params
+    split = dict(foresight.get("split") or {})
+    if any(f"{name}_months" in split for name in SPLITS):
+        return params  # lists given in code (a test's params), never in params.yaml (the schema has no row)
+    lists = split_months(params)
+    for name in ("test_month_count", "validation_month_count"):
+        split.pop(name, None)
+    split.update({f"{name}_months": lists[name] for name in SPLITS})
+    return {**params, "foresight": {**foresight, "split": split}}
 
 
 def empty_months(params: Mapping[str, Any]) -> list[str]:

@@ -74,13 +74,20 @@ def _event_windows(params: Mapping[str, Any]) -> str:
     )
 
 
-def _split_months(params: Mapping[str, Any]) -> str:
-    owner: dict[str, str] = {}
-    for split in ("train_months", "validation_months", "test_months"):
-        for month in _get(params, f"foresight.split.{split}") or []:
-            if month in owner:
-                return f"foresight.split: month {month} is in both {owner[month]} and {split}"
-            owner[month] = split
+# Lists that follow from `months` (almanac.core.params): kept by hand they would drift from it (docs/months.md).
+DERIVED = {
+    "ccnews_months": 'every month of `months` (ccnews_ingest.raw_dir: "" turns CC-News off)',
+    "report_scopes": 'the months, then "all"',
+    "foresight.split.train_months": "foresight.split.test_month_count and validation_month_count",
+    "foresight.split.validation_months": "foresight.split.test_month_count and validation_month_count",
+    "foresight.split.test_months": "foresight.split.test_month_count and validation_month_count",
+}
+
+
+def _derived_lists(params: Mapping[str, Any]) -> str:
+    for key, source in DERIVED.items():
+        if _get(params, key) is not None:
+            return f"{key} is derived from `months`, not listed: remove it (it follows from {source})"
     return ""
 
 
@@ -102,8 +109,8 @@ CROSS_FIELD: tuple[Callable[[Mapping[str, Any]], str], ...] = (
     _ordered("gdelt_articles.paragraph", "min_words", "max_words"),
     _ordered("gdelt_articles.document", "min_words", "max_words"),
     _event_windows,
-    _split_months,
     _level2_options,
+    _derived_lists,
 )
 
 

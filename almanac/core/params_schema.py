@@ -85,9 +85,7 @@ DAY_OR_EMPTY = Rule("date", nonempty=False, pattern="or-empty")
 
 SCHEMA: dict[str, Rule] = {
     "months": months(nonempty=True),
-    "ccnews_months": months(),
     "empty_months": months(),
-    "report_scopes": strings(nonempty=True),
     "progress": flag(),
     "ray.address": text(),
     "ray.num_cpus": natural(),
@@ -96,7 +94,7 @@ SCHEMA: dict[str, Rule] = {
     "ray.max_in_flight": natural(),
     "ray.min_items": natural(),
     "ray.min_bytes": natural(),
-    "ccnews_ingest.raw_dir": text(nonempty=True),
+    "ccnews_ingest.raw_dir": text(),  # "" = no CC-News in this build
     "ccnews_ingest.decode_errors": choice("strict", "replace"),
     "ccnews_ingest.undated": choice("crawl_date", "reject"),
     "ccnews_ingest.max_date_lag_days": natural(),
@@ -169,9 +167,8 @@ SCHEMA: dict[str, Rule] = {
     "foresight.dates.partial_deadline": choice("end", "reject"),
     "foresight.question_dedup.threshold": Rule("float", above=0, high=1),
     "foresight.question_dedup.seed": natural(),
-    "foresight.split.train_months": months(),
-    "foresight.split.validation_months": months(),
-    "foresight.split.test_months": months(),
+    "foresight.split.test_month_count": count(),
+    "foresight.split.validation_month_count": natural(),
     "foresight.split.test_sources": strings(),
     "foresight.split.source_disjoint_test": flag(),
     "foresight.split.test_source_share": share(),

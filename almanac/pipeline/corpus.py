@@ -31,7 +31,7 @@ DEDUP: Final = Stage(
     name="dedup",
     module="stages.dedup",
     reads=(p.dedup_signatures_dir().as_posix(), "data/ingest"),
-    params=("months", "ccnews_months", "dedup"),
+    params=("months", "ccnews_ingest.raw_dir", "dedup"),  # the crawl months follow from both
     writes=(p.articles_dir(), p.dedup_rejects(), p.metrics_path("dedup")),
     note="The corpus: articles published in the months in scope, near-duplicates removed across months.",
 )

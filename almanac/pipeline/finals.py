@@ -118,7 +118,7 @@ def _report(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: s
         foreach="report_scopes",
         # read by the whole dataset's summary only
         reads=(*reads, p.check_report(style).as_posix()),
-        params=("months", "report_scopes", *params),
+        params=("months", *params),  # report_scopes follow from months (rendered into vars)
         writes=(p.report_dir(style, ITEM),),
         note=note,
     )

@@ -11,9 +11,9 @@ declarations. Rendering is pure: the same declarations and code give the same by
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Final
+from typing import Any, Final
 
 from almanac.pipeline.declare import ITEM, Stage
 from almanac.pipeline.imports import ROOT, closure
@@ -28,6 +28,9 @@ HEADER: Final = """\
 # Deps: the exact project files each stage's module imports (walked statically; no package folders, so an edit
 # reruns only the stages that run it), the prompt of every LLM task it may send plus prompts/repair.md (the
 # repair round), and the upstream outputs it reads.
+#
+# `months` (params.yaml) is the one list a user edits; the other foreach lists follow from it and are rendered
+# into `vars` below (docs/months.md): re-render (`almanac dag`, or `almanac month add/remove`) after editing it.
 """
 
 
@@ -131,14 +134,36 @@ def render_stage(stage: Stage, root: Path = ROOT) -> list[str]:
     return lines + _outs(stage, indent)
 
 
+def derived_lists(params: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The foreach lists that follow from ``months`` (every one of FOREACH_LISTS but ``months`` itself)."""
+    from almanac.core.params import ccnews_months, report_scopes
+
+    return {"ccnews_months": ccnews_months(params), "report_scopes": report_scopes(params)}
+
+
+def _vars(lists: Mapping[str, Sequence[str]]) -> list[str]:
+    if not lists:
+        return []
+    lines = ["vars:"]
+    for index, (name, items) in enumerate(lists.items()):
+        listed = ", ".join(f'"{item}"' for item in items)
+        lines.append(f"  {'- ' if index == 0 else '  '}{name}: [{listed}]")
+    return lines
+
+
 def render(
-    stages: Sequence[Stage], metrics: Sequence[Path] = (), plots: Sequence[Path] = (), root: Path = ROOT
+    stages: Sequence[Stage],
+    metrics: Sequence[Path] = (),
+    plots: Sequence[Path] = (),
+    root: Path = ROOT,
+    lists: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
-    """The whole ``dvc.yaml``; ValueError listing every problem when the declarations do not fit together."""
+    """The whole ``dvc.yaml``; ValueError listing every problem when the declarations do not fit together.
+    ``lists``: the derived foreach lists (``derived_lists``), rendered as DVC ``vars``."""
     wrong = problems(stages, root)
     if wrong:
         raise ValueError("the stage declarations do not fit together:\n" + "\n".join(wrong))
-    body: list[str] = [HEADER.rstrip("\n"), "stages:"]
+    body: list[str] = [HEADER.rstrip("\n"), *_vars(lists or {}), "stages:"]
     for index, stage in enumerate(stages):
         body += ([""] if index else []) + render_stage(stage, root)
     body += [
@@ -150,9 +175,11 @@ def render(
     return "\n".join(body) + "\n"
 
 
-def render_project(root: Path = ROOT) -> str:
-    """This project's ``dvc.yaml``."""
+def render_project(root: Path = ROOT, params_file: Path | None = None) -> str:
+    """This project's ``dvc.yaml``, its derived month lists from ``params_file`` (root/params.yaml)."""
+    from almanac.core.params import load_params
     from almanac.pipeline.dag import STAGES
     from almanac.pipeline.finals import DVC_METRICS, DVC_PLOTS
 
-    return render(STAGES, DVC_METRICS, DVC_PLOTS, root)
+    params = load_params(params_file or root / "params.yaml")
+    return render(STAGES, DVC_METRICS, DVC_PLOTS, root, derived_lists(params))

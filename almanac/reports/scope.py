@@ -32,15 +32,3 @@ def report_scope(month: str, params: Mapping[str, Any]) -> ReportScope:
     if checked not in months:
         raise ValueError(f"month {month} is not in params.yaml months {months}")
     return ReportScope((checked,), False, params)
-
-
-def check_report_scopes(params: Mapping[str, Any]) -> None:
-    """The report stages' items (``report_scopes``) are params' months in order, then "all".
-
-    dvc.yaml's report templates run one stage per item, and DVC's foreach cannot append "all" to ``months``,
-    so params.yaml lists both; a month added to one list only would lose its report, or report a month
-    that is not built, without a word.
-    """
-    expected = [*months_in_scope(params), ALL]
-    if params.get("report_scopes") != expected:
-        raise ValueError(f"params.yaml report_scopes is {params.get('report_scopes')}, must be {expected}")

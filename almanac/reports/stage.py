@@ -10,7 +10,7 @@ from almanac.core.io import atomic_dir
 from almanac.core.layout import report_dir
 from almanac.core.stage import end_stage, parse_stage_args
 from almanac.reports.model import Report
-from almanac.reports.scope import ReportScope, check_report_scopes, report_scope
+from almanac.reports.scope import ReportScope, report_scope
 from almanac.reports.write import write_report
 
 
@@ -18,7 +18,6 @@ def run_report_stage(style: str, build: Callable[[ReportScope], Report], descrip
     started = time.perf_counter()
     args, params = parse_stage_args(description, per_month=True, allow_all=True)
     try:
-        check_report_scopes(params)
         report = build(report_scope(args.month, params))
     except (OSError, ValueError) as error:
         print(f"{style} report: {error}", file=sys.stderr)

@@ -15,7 +15,7 @@ from almanac import cli
 from almanac.foresight.release import RetrievedArticle, released_questions
 from almanac.reports.card import size_category
 from almanac.reports.publish import PublishConfig, _lock_excerpt, publish, verify_manifest
-from almanac.reports.scope import ReportScope, check_report_scopes, report_scope
+from almanac.reports.scope import ReportScope, report_scope
 from almanac.reports.visibility import field_role, prompt_fields, roles_of
 from tests.reports.publish_project import MONTHS, _params, _questions, project
 
@@ -157,18 +157,6 @@ def test_report_scope_rejects_months_outside_params() -> None:
     with pytest.raises(ValueError, match=r"not in params\.yaml months"):
         report_scope("2025-09", {"months": MONTHS})
     assert report_scope("all", {"months": MONTHS}).months == tuple(MONTHS)
-
-
-def test_report_scopes_must_be_the_months_then_all() -> None:
-    check_report_scopes({"months": MONTHS, "report_scopes": [*MONTHS, "all"]})
-    for wrong in (
-        [*MONTHS],
-        ["all", *MONTHS],
-        [*MONTHS[:1], "all"],
-        None,
-    ):  # all missing, first, a month lost
-        with pytest.raises(ValueError, match=r"report_scopes is .*, must be \["):
-            check_report_scopes({"months": MONTHS, "report_scopes": wrong})
 
 
 def test_published_questions_have_string_dates_prompts_and_field_roles(project: Path) -> None:
