@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from almanac import cli_evaluate
+from almanac import cli_evaluate, cli_month
 
 # The names of almanac.reports.styles.STYLES, sorted, for the help text: that module imports pyarrow.
 # tests/test_cli_startup.py checks the two agree.
@@ -197,6 +197,7 @@ def _parser() -> argparse.ArgumentParser:
     dag.add_argument("--check", action="store_true", help="exit 1 if dvc.yaml differs from the rendering")
     dag.add_argument("--out", type=Path, default=Path("dvc.yaml"), help="file to write (default: dvc.yaml)")
     dag.set_defaults(run=_dag)
+    cli_month.add_parser(commands)
     return parser
 
 

@@ -167,7 +167,6 @@ def _append(
 def write_params(root: Path, months: list[str]) -> None:
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["months"] = months
-    params["ccnews_months"] = months
     params["ray"]["executor"] = "serial"
     params["progress"] = False
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))

@@ -26,7 +26,11 @@ def test_split_months_take_test_from_the_newest_months() -> None:
     # 2 test months, no validation.
     assert _split(FOUR, 2, 0) == {"train": FOUR[:2], "validation": [], "test": FOUR[2:]}
     # More months asked than listed: test first, then validation, train empty.
-    assert _split(["2025-05", "2025-06"], 1, 3) == {"train": [], "validation": ["2025-05"], "test": ["2025-06"]}
+    assert _split(["2025-05", "2025-06"], 1, 3) == {
+        "train": [],
+        "validation": ["2025-05"],
+        "test": ["2025-06"],
+    }
     # Months are sorted before splitting: a list typed out of order still tests the newest month.
     assert _split(["2025-06", "2025-04", "2025-05"], 1, 1)["test"] == ["2025-06"]
 

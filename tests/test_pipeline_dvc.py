@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from almanac.core.layout import articles_dir, dedup_rejects, ingest_dir, metrics_path
-from tests.support.project import BIN, ROOT, dvc, output_digests, run
+from tests.support.project import BIN, ROOT, dvc, output_digests, render_lists, run
 
 pytestmark = pytest.mark.slow
 MONTHS = ["2025-04", "2025-05", "2025-06"]
@@ -218,10 +218,9 @@ def test_single_month_stage_and_adding_a_month(fresh: Path) -> None:
     (fresh / "data/raw/sample/ccnews/2025-07").mkdir()
     params = yaml.safe_load((fresh / "params.yaml").read_text())
     params["months"].append("2025-07")
-    params["ccnews_months"].append("2025-07")
     params["empty_months"] = ["2025-07"]
-    params["report_scopes"].insert(-1, "2025-07")  # the months, then "all"
     (fresh / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    render_lists(fresh)  # the CC-News months and report scopes follow from months
     result = dvc(["repro"], fresh)
     ran = {line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")}
     assert {

@@ -29,7 +29,7 @@ def test_unreadable_input_fails_the_stage_naming_the_file(tmp_path: Path) -> Non
 def test_missing_month_directory_is_a_clear_error(tmp_path: Path) -> None:
     # The month is in params (a month that is not is refused before any path is built), its folder is not.
     months = ["2025-04", "2025-05", "2025-06", "2031-01"]
-    project = make_project(tmp_path / "p", ray__executor="serial", months=months, ccnews_months=months)
+    project = make_project(tmp_path / "p", ray__executor="serial", months=months)
     result = run([sys.executable, "-m", "stages.ccnews_ingest", "--month", "2031-01"], project, check=False)
     assert result.returncode == 1 and "data/raw/sample/ccnews/2031-01 does not exist" in result.stderr
 

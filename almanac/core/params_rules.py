@@ -74,7 +74,7 @@ def _event_windows(params: Mapping[str, Any]) -> str:
     )
 
 
-# Lists that follow from `months` (almanac.core.params): kept by hand they would drift from it (docs/months.md).
+# Lists that follow from `months` (almanac.core.params): kept by hand they would drift (docs/months.md).
 DERIVED = {
     "ccnews_months": 'every month of `months` (ccnews_ingest.raw_dir: "" turns CC-News off)',
     "report_scopes": 'the months, then "all"',

@@ -29,8 +29,9 @@ HEADER: Final = """\
 # reruns only the stages that run it), the prompt of every LLM task it may send plus prompts/repair.md (the
 # repair round), and the upstream outputs it reads.
 #
-# `months` (params.yaml) is the one list a user edits; the other foreach lists follow from it and are rendered
-# into `vars` below (docs/months.md): re-render (`almanac dag`, or `almanac month add/remove`) after editing it.
+# `months` (params.yaml) is the one list a user edits; the other foreach lists follow from it and are
+# rendered into `vars` below (docs/months.md): re-render (`almanac dag`, `almanac month add/remove`) after
+# editing it.
 """
 
 
@@ -149,6 +150,15 @@ def _vars(lists: Mapping[str, Sequence[str]]) -> list[str]:
         listed = ", ".join(f'"{item}"' for item in items)
         lines.append(f"  {'- ' if index == 0 else '  '}{name}: [{listed}]")
     return lines
+
+
+def with_lists(rendered: str, lists: Mapping[str, Sequence[str]]) -> str:
+    """A rendered ``dvc.yaml`` with its ``vars`` block (the derived month lists) replaced by ``lists``: what
+    rendering gives after ``months`` changed and nothing else, without walking the imports again."""
+    lines = rendered.split("\n")
+    start = lines.index("vars:")
+    end = lines.index("stages:")
+    return "\n".join([*lines[:start], *_vars(lists), *lines[end:]])
 
 
 def render(

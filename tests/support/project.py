@@ -10,6 +10,9 @@ from pathlib import Path
 
 import yaml
 
+from almanac.core.params import load_params
+from almanac.pipeline.render import derived_lists, with_lists
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 COPIED = (
@@ -45,6 +48,7 @@ def make_project(target: Path, **param_overrides: object) -> Path:
             node = node[key]
         node[leaf] = value
     (target / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    render_lists(target)
     run(["git", "init", "-q"], target)
     run([str(BIN / "dvc"), "init", "-q"], target)
     run([str(BIN / "dvc"), "config", "core.site_cache_dir", ".dvc/site_cache"], target)
@@ -54,6 +58,13 @@ def make_project(target: Path, **param_overrides: object) -> Path:
     # The plot templates dvc.yaml names live in .dvc/, which `dvc init` creates, so they come after it.
     shutil.copytree(ROOT / ".dvc" / "plots", target / ".dvc" / "plots")
     return target
+
+
+def render_lists(target: Path) -> None:
+    """The foreach lists that follow from the project's months into its dvc.yaml's vars, as `almanac dag`
+    renders them: call after editing params.yaml's months."""
+    rendered = (target / "dvc.yaml").read_text()
+    (target / "dvc.yaml").write_text(with_lists(rendered, derived_lists(load_params(target / "params.yaml"))))
 
 
 def env() -> dict[str, str]:
