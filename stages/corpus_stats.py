@@ -22,7 +22,8 @@ def main() -> int:
     crawled = ccnews_months(params)
     if not crawled:
         print(
-            f"{STAGE}: CC-News is off (ccnews_ingest.raw_dir is \"\"): a build without CC-News has no corpus to describe",
+            f'{STAGE}: CC-News is off (ccnews_ingest.raw_dir is ""): a build without CC-News has no corpus '
+            "to describe",
             file=sys.stderr,
         )
         return 1

@@ -26,7 +26,8 @@ def main() -> int:
         # An empty corpus here is a build without CC-News, not a month without news: say so, build nothing.
         print(
             f"{STAGE}@{args.month}: OpenForesight needs the CC-News corpus, and CC-News is off "
-            "(ccnews_ingest.raw_dir is \"\": a build without CC-News, e.g. GDELT only: `dvc repro check_mirai`)",
+            '(ccnews_ingest.raw_dir is "": a build without CC-News, e.g. GDELT only: '
+            "`dvc repro check_mirai`)",
             file=sys.stderr,
         )
         return 1

@@ -33,6 +33,7 @@ from almanac.check.text import (
     ngram_index,
 )
 from almanac.core.outcomes import numbers_in, outcome_phrases
+from almanac.core.params import with_split_months
 
 SPLITS = ("train", "validation", "test")
 PROMPT_FIELDS = ("question_title", "background", "resolution_criteria")
@@ -48,7 +49,8 @@ def source_disjoint(params: Mapping[str, Any]) -> tuple[bool, tuple[str, ...]]:
 
 
 def split_months(params: Mapping[str, Any]) -> dict[str, list[str]]:
-    section = ((params.get("foresight") or {}).get("split")) or {}
+    """Each split's months: derived from params' months (almanac.core.params.split_months) unless given."""
+    section = ((with_split_months(params).get("foresight") or {}).get("split")) or {}
     return {split: sorted(str(month) for month in section.get(f"{split}_months") or []) for split in SPLITS}
 
 

@@ -222,9 +222,7 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
             root / layout.foresight_path("qgen", name), ["question_id", "answer", "article_publish_date"]
         )
     }
-    test_months = frozenset(
-        str(m) for m in ((params.get("foresight") or {}).get("split") or {}).get("test_months") or ()
-    )
+    test_months = frozenset(str(m) for m in split_months(params)["test"])
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
     per_template = int((section.get("filter") or {}).get("max_per_template", 0))
     sources = Sources(questions, day_pairs, numeric, candidates, test_months)

@@ -94,15 +94,17 @@ def split_months(params: Mapping[str, Any]) -> dict[str, list[str]]:
     }
 
 
-def with_split_months(params: dict[str, Any]) -> dict[str, Any]:
+def with_split_months(params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` with ``foresight.split``'s month counts replaced by the month lists they give
     (``train_months``, ``validation_months``, ``test_months``: what SplitConfig and the checks read)."""
-    foresight = params.get("foresight")
-    if not isinstance(foresight, dict) or "months" not in params:
-        return params
+    foresight = params.get("foresight")  # none: a small params file (a test's) names no split
+    if not isinstance(foresight, Mapping) or "months" not in params:
+        return dict(params)
     split = dict(foresight.get("split") or {})
     if any(f"{name}_months" in split for name in SPLITS):
-        return params  # lists given in code (a test's params), never in params.yaml (the schema has no row)
+        return dict(
+            params
+        )  # lists given in code (a test's params), never in params.yaml (the schema has no row)
     lists = split_months(params)
     for name in ("test_month_count", "validation_month_count"):
         split.pop(name, None)

@@ -167,7 +167,7 @@ SCHEMA: dict[str, Rule] = {
     "foresight.dates.partial_deadline": choice("end", "reject"),
     "foresight.question_dedup.threshold": Rule("float", above=0, high=1),
     "foresight.question_dedup.seed": natural(),
-    "foresight.split.test_month_count": count(),
+    "foresight.split.test_month_count": natural(),  # 0 = no test split (an imported release's own windows)
     "foresight.split.validation_month_count": natural(),
     "foresight.split.test_sources": strings(),
     "foresight.split.source_disjoint_test": flag(),

@@ -29,8 +29,8 @@ def list_line(key: str, items: Sequence[str]) -> str:
 
 
 def replace_top_level_line(text: str, key: str, line: str) -> tuple[str, str]:
-    """``text`` with its top-level ``key:`` entry (its line, and the ``- item`` lines of a block list) replaced
-    by ``line``, and the text it replaced (to put back as it was). ValueError when the key is not there once."""
+    """``text`` with its top-level ``key:`` entry (its line, and the ``- item`` lines of a block list)
+    replaced by ``line``, and the text it replaced (to put back as it was). ValueError unless there once."""
     pattern = re.compile(rf"^{re.escape(key)}:[^\n]*(?:\n[ \t]*-[^\n]*)*", re.MULTILINE)
     found = pattern.findall(text)
     if len(found) != 1:

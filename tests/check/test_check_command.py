@@ -19,7 +19,7 @@ from tests.check.rows import article, question
 
 PARAMS = {
     "months": ["2025-04"],
-    "foresight": {"split": {"train_months": ["2025-04"], "validation_months": [], "test_months": []}},
+    "foresight": {"split": {"test_month_count": 0, "validation_month_count": 0}},  # April: train
     "publish": {},
 }
 
@@ -113,7 +113,8 @@ def test_imported_release_is_checked_without_a_corpus(
     """Someone else's released questions: imported, then checked against a lab's own split windows."""
     fixture = Path(__file__).parents[1] / "fixtures/openforesight/released_sample.jsonl"
     assert main(["import", "openforesight", str(fixture), "--out", "theirs"]) == 0
-    windows = {**PARAMS, "foresight": {"split": {"test_months": ["2025-05", "2025-06", "2025-07"]}}}
+    their_months = ["2025-05", "2025-06", "2025-07"]  # every one a test month
+    windows = {**PARAMS, "months": their_months, "foresight": {"split": {"test_month_count": 3}}}
     (project / "theirs.yaml").write_text(yaml.safe_dump(windows), encoding="utf-8")
     capsys.readouterr()
     assert main(["--params", "theirs.yaml", "check", "openforesight", "--splits", "theirs/splits"]) == 0

@@ -17,8 +17,9 @@ from almanac.futuresim.asking import evidence_table
 from almanac.futuresim.questions import read_evidence, read_set, write_set
 from tests.futuresim.test_question_filters import question
 
-PARAMS = {
-    "foresight": {"split": {"train_months": ["2025-04"], "validation_months": ["2025-05"], "test_months": []}}
+PARAMS = {  # April train, May validation, no test month
+    "months": ["2025-04", "2025-05"],
+    "foresight": {"split": {"test_month_count": 0, "validation_month_count": 1}},
 }
 
 

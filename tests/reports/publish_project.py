@@ -90,7 +90,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                     "prompts_dir": "prompts",
                     "roles": {"generator": {"backend": "offline", "model": "m-gen"}},
                 },
-                "foresight": {"question_dedup": {"threshold": 0.5}, "split": {"train_months": ["2025-04"]}},
+                "foresight": {
+                    "question_dedup": {"threshold": 0.5},
+                    "split": {"test_month_count": 0, "validation_month_count": 0},
+                },
                 "publish": {"licenses": {"openforesight": "other"}, "maintainers": "test lab"},
             }
         )
