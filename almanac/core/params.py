@@ -102,9 +102,7 @@ def with_split_months(params: Mapping[str, Any]) -> dict[str, Any]:
         return dict(params)
     split = dict(foresight.get("split") or {})
     if any(f"{name}_months" in split for name in SPLITS):
-        return dict(
-            params
-        )  # lists given in code (a test's params), never in params.yaml (the schema has no row)
+        return dict(params)  # lists given in code (a test's params); params.yaml may not (params_rules)
     lists = split_months(params)
     for name in ("test_month_count", "validation_month_count"):
         split.pop(name, None)
