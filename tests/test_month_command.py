@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import resource
 import shutil
 import time
 from pathlib import Path
@@ -120,9 +121,9 @@ def test_add_build_remove_leaves_the_tree_as_it_was(sample_build: Path, tmp_path
     status = run(["git", "status", "--porcelain"], project).stdout
     tree = _tree(project)
     almanac = [str(BIN / "python"), "-m", "almanac.cli", "month"]
-    started = time.monotonic()
+    started, cpu = time.monotonic(), _children_cpu()
     run([*almanac, "add", MONTH, "--ccnews", str(source), "--empty", "gdelt", "--build", "month"], project)
-    added = time.monotonic() - started
+    added, added_cpu = time.monotonic() - started, _children_cpu() - cpu
     # The month is listed, its derived lists rendered, its own stages built from the linked files.
     assert f'"{MONTH}"' in (project / "params.yaml").read_text()
     assert f'"{MONTH}", "all"]' in (project / "dvc.yaml").read_text()
@@ -133,12 +134,20 @@ def test_add_build_remove_leaves_the_tree_as_it_was(sample_build: Path, tmp_path
         p.name for p in source.iterdir()
     )
     assert run(["git", "status", "--porcelain"], project).stdout != status
-    started = time.monotonic()
+    started, cpu = time.monotonic(), _children_cpu()
     run([*almanac, "remove", MONTH], project)
-    removed = time.monotonic() - started
+    removed, removed_cpu = time.monotonic() - started, _children_cpu() - cpu
     assert run(["git", "status", "--porcelain"], project).stdout == status
     assert _tree(project) == tree
     left = [str(path) for path in project.rglob(f"*{MONTH}*") if ".dvc/cache" not in str(path)]
     assert left == []
     assert sorted(p.name for p in source.iterdir())  # the user's folder is untouched
-    print(f"month add {added:.1f} s, month remove {removed:.1f} s")
+    print(
+        f"month add {added:.1f} s wall ({added_cpu:.1f} s CPU), "
+        f"month remove {removed:.1f} s wall ({removed_cpu:.1f} s CPU)"
+    )
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,21 @@ def test_split_lists_in_params_yaml_are_refused(tmp_path: Path) -> None:
     file.write_text(yaml.safe_dump(params))
     with pytest.raises(ParamsError, match="test_months"):
         load_params(file)
+
+
+def test_make_repro_renders_the_lists_of_a_hand_edited_months(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from almanac.core.repro import _render_month_lists
+
+    text = (ROOT / "params.yaml").read_text()
+    (tmp_path / "params.yaml").write_text(text.replace('"2025-06"]', '"2025-06", "2025-07"]', 1))
+    shutil.copy2(ROOT / "dvc.yaml", tmp_path / "dvc.yaml")
+    monkeypatch.chdir(tmp_path)
+    _render_month_lists()
+    lists = yaml.safe_load((tmp_path / "dvc.yaml").read_text())["vars"][0]
+    assert lists["report_scopes"] == ["2025-04", "2025-05", "2025-06", "2025-07", "all"]
+    assert lists["ccnews_months"] == ["2025-04", "2025-05", "2025-06", "2025-07"]
+    assert "re-rendered" in capsys.readouterr().out
+    _render_month_lists()  # up to date: nothing written, nothing said
+    assert capsys.readouterr().out == ""

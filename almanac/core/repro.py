@@ -107,11 +107,32 @@ def _count_stages(tally: ReproTally) -> None:
     Stage.reproduce = counted
 
 
+def _render_month_lists() -> None:
+    """dvc.yaml's derived month lists (its vars) from params.yaml's months, when a hand edit of `months` left
+    them behind: the one list a user edits is enough for `make repro` (docs/months.md)."""
+    from pathlib import Path
+
+    from almanac.core.params import load_params
+    from almanac.pipeline.render import derived_lists, with_lists
+
+    dvc_yaml, params = Path("dvc.yaml"), Path("params.yaml")
+    if not (dvc_yaml.is_file() and params.is_file()):
+        return
+    current = dvc_yaml.read_text(encoding="utf-8")
+    if "\nvars:\n" not in current:
+        return
+    rendered = with_lists(current, derived_lists(load_params(params)))
+    if rendered != current:
+        dvc_yaml.write_text(rendered, encoding="utf-8")
+        print("dvc.yaml: month lists re-rendered from params.yaml months", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from dvc.cli import main as dvc_main
 
     started = time.perf_counter()
     tally = ReproTally()
+    _render_month_lists()
     _memoise_yaml_loads()
     _count_stages(tally)
     status = dvc_main(["repro", "--quiet", *(sys.argv[1:] if argv is None else argv)])
