@@ -61,8 +61,8 @@ def _dvc(*args: str) -> None:
 
 def _rerender(params_file: Path) -> None:
     """dvc.yaml's derived month lists (its vars) from params.yaml, as `almanac dag` renders them."""
+    from almanac.core.month_lists import derived_lists, with_lists
     from almanac.core.params import load_params
-    from almanac.pipeline.render import derived_lists, with_lists
 
     dvc_yaml = Path("dvc.yaml")
     dvc_yaml.write_text(

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from almanac.core.month_lists import derived_lists
 from almanac.core.params import ccnews_months, load_params, report_scopes, split_months
 from almanac.core.params_schema import ParamsError
-from almanac.pipeline.render import derived_lists
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUR = ["2025-03", "2025-04", "2025-05", "2025-06"]

@@ -112,8 +112,8 @@ def _render_month_lists() -> None:
     them behind: the one list a user edits is enough for `make repro` (docs/months.md)."""
     from pathlib import Path
 
+    from almanac.core.month_lists import derived_lists, with_lists
     from almanac.core.params import load_params
-    from almanac.pipeline.render import derived_lists, with_lists
 
     dvc_yaml, params = Path("dvc.yaml"), Path("params.yaml")
     if not (dvc_yaml.is_file() and params.is_file()):

@@ -13,8 +13,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, Final
+from typing import Final
 
+from almanac.core.month_lists import derived_lists, vars_lines
 from almanac.pipeline.declare import ITEM, Stage
 from almanac.pipeline.imports import ROOT, closure
 
@@ -135,32 +136,6 @@ def render_stage(stage: Stage, root: Path = ROOT) -> list[str]:
     return lines + _outs(stage, indent)
 
 
-def derived_lists(params: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The foreach lists that follow from ``months`` (every one of FOREACH_LISTS but ``months`` itself)."""
-    from almanac.core.params import ccnews_months, report_scopes
-
-    return {"ccnews_months": ccnews_months(params), "report_scopes": report_scopes(params)}
-
-
-def _vars(lists: Mapping[str, Sequence[str]]) -> list[str]:
-    if not lists:
-        return []
-    lines = ["vars:"]
-    for index, (name, items) in enumerate(lists.items()):
-        listed = ", ".join(f'"{item}"' for item in items)
-        lines.append(f"  {'- ' if index == 0 else '  '}{name}: [{listed}]")
-    return lines
-
-
-def with_lists(rendered: str, lists: Mapping[str, Sequence[str]]) -> str:
-    """A rendered ``dvc.yaml`` with its ``vars`` block (the derived month lists) replaced by ``lists``: what
-    rendering gives after ``months`` changed and nothing else, without walking the imports again."""
-    lines = rendered.split("\n")
-    start = lines.index("vars:")
-    end = lines.index("stages:")
-    return "\n".join([*lines[:start], *_vars(lists), *lines[end:]])
-
-
 def render(
     stages: Sequence[Stage],
     metrics: Sequence[Path] = (),
@@ -173,7 +148,7 @@ def render(
     wrong = problems(stages, root)
     if wrong:
         raise ValueError("the stage declarations do not fit together:\n" + "\n".join(wrong))
-    body: list[str] = [HEADER.rstrip("\n"), *_vars(lists or {}), "stages:"]
+    body: list[str] = [HEADER.rstrip("\n"), *vars_lines(lists or {}), "stages:"]
     for index, stage in enumerate(stages):
         body += ([""] if index else []) + render_stage(stage, root)
     body += [

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from almanac.core.month_lists import derived_lists, with_lists
 from almanac.core.params import load_params
-from almanac.pipeline.render import derived_lists, with_lists
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
