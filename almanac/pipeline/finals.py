@@ -1,5 +1,5 @@
 """The last stages of each style: the invariant checks (they fail ``dvc repro`` on any leaking row) and the
-reports (one template per style over every month of ``months`` and then "all": ``report_scopes``)."""
+reports (one stage per style, writing a folder per month of ``months`` and one for "all")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Final
 
 from almanac.core import layout as p
-from almanac.pipeline.declare import ITEM, Stage
+from almanac.pipeline.declare import Stage
 
 SPLITS: Final = p.foresight_splits_dir().as_posix()
 ARTICLES: Final = p.articles_dir().as_posix()
@@ -111,15 +111,14 @@ def _metrics(*stages: str) -> tuple[str, ...]:
 
 
 def _report(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: str = "") -> Stage:
-    """``<style>_report@<scope>`` (a month, or "all" for the whole dataset) writes its folder whole."""
+    """``<style>_report`` writes reports/<style>/ whole: a folder per month of ``months``, then ``all``."""
     return Stage(
         name=f"{style}_report",
         module=f"stages.{style}_report",
-        foreach="report_scopes",
         # read by the whole dataset's summary only
         reads=(*reads, p.check_report(style).as_posix()),
-        params=("months", "report_scopes", *params),
-        writes=(p.report_dir(style, ITEM),),
+        params=("months", *params),
+        writes=(p.report_style_dir(style),),
         note=note,
     )
 
@@ -133,9 +132,9 @@ OPENFORESIGHT_REPORT: Final = _report(
         *_metrics("foresight_question_dedup", "foresight_split", "dedup"),
     ),
     ("foresight.split", "llm.roles.generator", "llm.roles.validator", "llm.roles.editor"),
-    'Reports: one template per style, whose items are every month of `months` and then "all". One template '
-    "cannot name one month's files for a month and every month's for \"all\", so every item depends on the "
-    "style's whole metrics folders and splits. Each item writes its folder reports/<style>/<scope>/ whole.",
+    "Reports: one stage per style (one process, not one per month): it writes reports/<style>/<month>/ for "
+    "every month of `months` and reports/<style>/all/ for the whole dataset, so it depends on the style's "
+    "whole metrics folders and splits, and its one output is the folder reports/<style>/.",
 )
 MIRAI_REPORT: Final = _report(
     "mirai",
