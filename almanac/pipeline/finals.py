@@ -30,12 +30,12 @@ REPORT_SERIES: Final[dict[str, tuple[str, ...]]] = {
         "relations", "quad_classes", "regions", "answers_per_query", "query_dates", "horizon", "funnel"
     ),
 }  # fmt: skip
-# The panels of each ``<style>_report@all`` stage (reports/<style>/all/panels/<name>.png), the only DVC plots;
+# The whole-dataset panels of each ``<style>_report`` (reports/<style>/all/panels/<name>.png), the DVC plots;
 # each builder's PANELS is tested to name these. Numbered: `dvc plots show` orders images by name.
 REPORT_PANELS: Final[dict[str, tuple[str, ...]]] = {
     style: ("1_overview", "2_content", "3_distributions") for style in REPORT_SERIES
 }
-# dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report@all`` folders.
+# dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report`` stages' all/ folders.
 DVC_METRICS: Final[tuple[Path, ...]] = tuple(p.report_summary(style) for style in REPORT_SERIES)
 DVC_PLOTS: Final[tuple[Path, ...]] = tuple(
     p.report_panel(style, name) for style in REPORT_SERIES for name in REPORT_PANELS[style]
