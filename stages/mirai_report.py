@@ -1,4 +1,4 @@
-"""DVC stage ``mirai_report``: stats, plots and figures of a month or all -> reports/mirai/"""
+"""DVC stage ``mirai_report``: every month's and all's report -> reports/mirai/"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DVC stage ``openforecast_report``: stats, plots and figures of a month or all -> reports/openforecast/"""
+"""DVC stage ``openforecast_report``: every month's and all's report -> reports/openforecast/"""
 
 from __future__ import annotations
 

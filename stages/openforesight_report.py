@@ -1,4 +1,4 @@
-"""DVC stage ``openforesight_report``: stats, plots and figures of a month or all -> reports/openforesight/"""
+"""DVC stage ``openforesight_report``: every month's and all's report -> reports/openforesight/"""
 
 from __future__ import annotations
 

@@ -106,13 +106,23 @@ def test_data_deps_are_upstream_outputs_or_raw_inputs() -> None:
 
 
 def test_derived_lists_are_the_months() -> None:
-    """The report templates' items are the months then "all"; the CC-News months are the months (the source is
-    on in the sample). DVC's foreach cannot append "all", so rendering writes both into dvc.yaml's vars."""
-    assert DVC_FILE["vars"][0]["report_scopes"] == [*PARAMS["months"], "all"]
+    """The CC-News months are the months (the source is on in the sample): DVC's foreach cannot derive one list
+    from another, so rendering writes it into dvc.yaml's vars."""
     assert DVC_FILE["vars"][0]["ccnews_months"] == PARAMS["months"]
     assert "report_scopes" not in yaml.safe_load((ROOT / "params.yaml").read_text())
+
+
+def test_one_report_stage_per_style_writes_the_style_folder() -> None:
+    """One process per style, not one per (style, month): the stage runs once (no foreach, no --month), its one
+    output is reports/<style>/, and the DVC metrics and plots it feeds lie inside that folder."""
     for style in REPORT_SERIES:
-        assert DVC[f"{style}_report"]["foreach"] == "${report_scopes}", style
+        stage = DVC[f"{style}_report"]
+        assert "foreach" not in stage, style
+        assert "--month" not in stage["cmd"], style
+        assert stage["outs"] == [{f"reports/{style}": {"cache": False}}], style
+        assert "months" in stage["params"], style  # a month added to params reruns the reports
+    for path in (*DVC_METRICS, *DVC_PLOTS):
+        assert path.parts[0] == "reports" and path.parts[2] == "all", path
 
 
 def test_top_level_metrics_and_plots_are_the_layouts() -> None:

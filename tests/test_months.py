@@ -57,7 +57,6 @@ def test_load_params_fills_the_split_lists_from_the_counts(tmp_path: Path) -> No
     assert "test_month_count" not in split
     assert derived_lists(load_params(file)) == {
         "ccnews_months": [*FOUR, "2025-07"],
-        "report_scopes": [*FOUR, "2025-07", "all"],
     }
 
 
@@ -94,7 +93,6 @@ def test_make_repro_renders_the_lists_of_a_hand_edited_months(
     monkeypatch.chdir(tmp_path)
     _render_month_lists()
     lists = yaml.safe_load((tmp_path / "dvc.yaml").read_text())["vars"][0]
-    assert lists["report_scopes"] == ["2025-04", "2025-05", "2025-06", "2025-07", "all"]
     assert lists["ccnews_months"] == ["2025-04", "2025-05", "2025-06", "2025-07"]
     assert "re-rendered" in capsys.readouterr().out
     _render_month_lists()  # up to date: nothing written, nothing said

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from almanac.core.params import ccnews_months, report_scopes
+from almanac.core.params import ccnews_months
 
 
 def derived_lists(params: Mapping[str, Any]) -> dict[str, list[str]]:
     """The foreach lists that follow from ``months`` (every one of the pipeline's FOREACH_LISTS but
     ``months`` itself)."""
-    return {"ccnews_months": ccnews_months(params), "report_scopes": report_scopes(params)}
+    return {"ccnews_months": ccnews_months(params)}
 
 
 def vars_lines(lists: Mapping[str, Sequence[str]]) -> list[str]:

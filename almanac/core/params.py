@@ -71,7 +71,7 @@ def ccnews_months(params: Mapping[str, Any]) -> list[str]:
 
 
 def report_scopes(params: Mapping[str, Any]) -> list[str]:
-    """The report stages' items: every month of ``months`` in order, then "all" (the whole dataset)."""
+    """The folders a ``<style>_report`` stage writes: every month of ``months`` in order, then "all"."""
     return [*months_in_scope(params), "all"]
 
 

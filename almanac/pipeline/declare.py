@@ -13,7 +13,7 @@ from typing import Final
 
 ITEM: Final = "${item}"  # DVC's foreach item: the month (or report scope) of a per-month stage
 # The foreach lists of params.yaml a per-month stage can run over.
-FOREACH_LISTS: Final = ("months", "ccnews_months", "report_scopes")
+FOREACH_LISTS: Final = ("months", "ccnews_months")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,5 +1,5 @@
 """The last stages of each style: the invariant checks (they fail ``dvc repro`` on any leaking row) and the
-reports (one template per style over every month of ``months`` and then "all": ``report_scopes``)."""
+reports (one stage per style, writing a folder per month of ``months`` and one for "all")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Final
 
 from almanac.core import layout as p
-from almanac.pipeline.declare import ITEM, Stage
+from almanac.pipeline.declare import Stage
 
 SPLITS: Final = p.foresight_splits_dir().as_posix()
 ARTICLES: Final = p.articles_dir().as_posix()
@@ -30,12 +30,12 @@ REPORT_SERIES: Final[dict[str, tuple[str, ...]]] = {
         "relations", "quad_classes", "regions", "answers_per_query", "query_dates", "horizon", "funnel"
     ),
 }  # fmt: skip
-# The panels of each ``<style>_report@all`` stage (reports/<style>/all/panels/<name>.png), the only DVC plots;
+# The whole-dataset panels of each ``<style>_report`` (reports/<style>/all/panels/<name>.png), the DVC plots;
 # each builder's PANELS is tested to name these. Numbered: `dvc plots show` orders images by name.
 REPORT_PANELS: Final[dict[str, tuple[str, ...]]] = {
     style: ("1_overview", "2_content", "3_distributions") for style in REPORT_SERIES
 }
-# dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report@all`` folders.
+# dvc.yaml's top-level ``metrics`` and ``plots``: files of the ``<style>_report`` stages' all/ folders.
 DVC_METRICS: Final[tuple[Path, ...]] = tuple(p.report_summary(style) for style in REPORT_SERIES)
 DVC_PLOTS: Final[tuple[Path, ...]] = tuple(
     p.report_panel(style, name) for style in REPORT_SERIES for name in REPORT_PANELS[style]
@@ -111,15 +111,14 @@ def _metrics(*stages: str) -> tuple[str, ...]:
 
 
 def _report(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: str = "") -> Stage:
-    """``<style>_report@<scope>`` (a month, or "all" for the whole dataset) writes its folder whole."""
+    """``<style>_report`` writes reports/<style>/ whole: a folder per month of ``months``, then ``all``."""
     return Stage(
         name=f"{style}_report",
         module=f"stages.{style}_report",
-        foreach="report_scopes",
         # read by the whole dataset's summary only
         reads=(*reads, p.check_report(style).as_posix()),
-        params=("months", *params),  # report_scopes follow from months (rendered into vars)
-        writes=(p.report_dir(style, ITEM),),
+        params=("months", *params),
+        writes=(p.report_style_dir(style),),
         note=note,
     )
 
@@ -133,9 +132,9 @@ OPENFORESIGHT_REPORT: Final = _report(
         *_metrics("foresight_question_dedup", "foresight_split", "dedup"),
     ),
     ("foresight.split", "llm.roles.generator", "llm.roles.validator", "llm.roles.editor"),
-    'Reports: one template per style, whose items are every month of `months` and then "all". One template '
-    "cannot name one month's files for a month and every month's for \"all\", so every item depends on the "
-    "style's whole metrics folders and splits. Each item writes its folder reports/<style>/<scope>/ whole.",
+    "Reports: one stage per style (one process, not one per month): it writes reports/<style>/<month>/ for "
+    "every month of `months` and reports/<style>/all/ for the whole dataset, so it depends on the style's "
+    "whole metrics folders and splits, and its one output is the folder reports/<style>/.",
 )
 MIRAI_REPORT: Final = _report(
     "mirai",

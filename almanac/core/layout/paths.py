@@ -48,10 +48,15 @@ def metrics_dir(stage: str) -> Path:
     return METRICS / stage
 
 
+def report_style_dir(style: str) -> Path:
+    """``reports/<style>/``: the ``<style>_report`` stage's one output, a folder per month and ``all``."""
+    return REPORTS / style
+
+
 def report_dir(style: str, month: str) -> Path:
     """``reports/<style>/<month or all>/``: metrics.json, report.md, plots/*.csv, figures/*.png (and for all,
     summary.json and panels/*.png)."""
-    return REPORTS / style / month
+    return report_style_dir(style) / month
 
 
 def report_summary(style: str) -> Path:
