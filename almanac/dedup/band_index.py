@@ -50,11 +50,10 @@ def write_segments(
                 temp = stack.enter_context(atomic_path(path))
                 shape = (bands, len(kept[month.crawl]))
                 if shape[1]:
-                    array = np.lib.format.open_memmap(temp, mode="w+", dtype=dtype, shape=shape)
+                    arrays[month.crawl].append(np.lib.format.open_memmap(temp, "w+", dtype, shape))
                 else:  # a memory map cannot be empty
-                    array = np.zeros(shape, dtype=dtype)
-                    np.save(temp, array)
-                arrays[month.crawl].append(array)
+                    np.save(temp, np.zeros(shape, dtype=dtype))
+                    arrays[month.crawl].append(np.zeros(shape, dtype=dtype))
         for band in range(bands):
             column = hashes.column(band)
             for month in months:
@@ -65,9 +64,9 @@ def write_segments(
                 out_hashes[band] = values[order]
                 out_rows[band] = local[order]
         for pair in arrays.values():
-            for array in pair:
-                if isinstance(array, np.memmap):
-                    array.flush()
+            for written in pair:
+                if isinstance(written, np.memmap):
+                    written.flush()
         arrays.clear()
 
 
