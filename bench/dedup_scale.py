@@ -1,6 +1,6 @@
 """Dedup at scale: peak memory and time of the real stages at 1x and 10x input, and adding a month.
 
-    .venv/bin/python -m bench.dedup_scale [--docs 20000] [--scale 10] [--months 4] [--million]
+    .venv/bin/python -m bench.dedup_scale [--docs 20000] [--scale 10] [--months 5,9] [--million]
         [--sizes 1000000,10000000] [--workdir /tmp/almanac-bench-dedup] [--out bench/results/dedup_scale.json]
 
 A synthetic CC-News crawl (``--months`` crawl months of ~600-word articles over a Zipf vocabulary; 4% of
@@ -10,14 +10,17 @@ run on it as child processes, one at a time: ``dedup_signatures@<month>`` for ev
 ``dedup``. Each child's peak RSS comes from ``os.wait4`` (its own ``ru_maxrss``) and its CPU seconds from
 the same rusage, so figures are per process and not disturbed by this driver.
 
-Reported per scale: wall seconds, CPU seconds and peak RSS of each stage; articles per CPU second of
-signing and of dedup; then the cost of adding one crawl month (sign it + dedup) against a full rebuild
-(sign every month + dedup). ``--million`` adds one run at 1,000,000 articles (minutes; opt-in).
+Reported per scale and month count: wall seconds, CPU seconds and peak RSS of each stage; articles per
+CPU second of signing and of dedup; then the cost of adding one crawl month to a build of N (sign it +
+dedup probing the band index the build left) against a full rebuild (sign every month + dedup without
+an index), whether the two give byte-identical outputs, and the goal 1.5 / N. ``--million`` adds one
+run at 1,000,000 articles (minutes; opt-in).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import multiprocessing
 import os
 import platform
@@ -203,6 +206,17 @@ def run_stage(root: Path, module: str, *args: str) -> Run:
     )
 
 
+def _output_digests(root: Path) -> dict[str, str]:
+    """Digests of every dedup output file (corpus, rejects, band index)."""
+    found = {}
+    for folder in ("data/articles", "data/dedup/index", "data/dedup/rejects.parquet"):
+        base = root / folder
+        for path in [base] if base.is_file() else sorted(base.rglob("*")):
+            if path.is_file():
+                found[path.relative_to(root).as_posix()] = hashlib.blake2b(path.read_bytes()).hexdigest()
+    return found
+
+
 SCRATCH_MARK = ".almanac-bench-scratch"  # written first in every scratch project this bench makes
 
 
@@ -228,22 +242,33 @@ def bench_scale(workdir: Path, docs: int, months: list[str], seed: int, processe
         (root / "generated").write_text("")
     generated = round(time.perf_counter() - started, 1)
     ingest_mb = sum(path.stat().st_size for path in (root / "data" / "ingest").rglob("*.parquet")) / 2**20
-    # Built with every month but the last, then the last month is added: signing it + dedup is the
-    # incremental cost; signing every month + dedup is a full rebuild.
+    # Built with every month but the last, then the last month is added: signing it + dedup (which
+    # probes the band index the first build left) is the incremental cost; signing every month + dedup
+    # without an index is a full rebuild, whose outputs must be the incremental run's bytes.
     write_params(root, months[:-1])
-    signs = {month: run_stage(root, "dedup_signatures", "--month", month) for month in months}
+    signs = {month: run_stage(root, "dedup_signatures", "--month", month) for month in months[:-1]}
     before = run_stage(root, "dedup")
     write_params(root, months)
+    signs[months[-1]] = run_stage(root, "dedup_signatures", "--month", months[-1])
     dedup = run_stage(root, "dedup")
+    mode = read_json(root / "metrics" / "timings" / "dedup.json")["run"]  # incremental: 1 unless it fell back
+    added = _output_digests(root)
+    for folder in ("data/dedup/index", "data/articles"):
+        shutil.rmtree(root / folder)
+    rebuilt = run_stage(root, "dedup")
+    identical = _output_digests(root) == added
     metrics = read_json(root / "reports" / "metrics" / "dedup.json")
     sign_cpu = sum(run.cpu_seconds for run in signs.values())
     sign_wall = sum(run.seconds for run in signs.values())
-    full_seconds = sign_wall + dedup.seconds
+    full_seconds = sign_wall + rebuilt.seconds
+    full_cpu = sign_cpu + rebuilt.cpu_seconds
     incremental_seconds = signs[months[-1]].seconds + dedup.seconds
+    incremental_cpu = signs[months[-1]].cpu_seconds + dedup.cpu_seconds
     sig_mb = (
         sum(path.stat().st_size for path in (root / "data" / "dedup" / "signatures").glob("*.parquet"))
         / 2**20
     )
+    index_mb = sum(path.stat().st_size for path in (root / "data" / "dedup" / "index").rglob("*")) / 2**20
     return {
         "articles": metrics["items_in"],
         "crawl_months": len(months),
@@ -256,15 +281,24 @@ def bench_scale(workdir: Path, docs: int, months: list[str], seed: int, processe
             "peak_rss_mb": max(run.peak_rss_mb for run in signs.values()),
             "articles_per_cpu_second": round(metrics["items_in"] / sign_cpu, 1),
         },
+        "band_index_mb": round(index_mb, 1),
         "dedup": {
-            **dedup.__dict__,
-            "articles_per_cpu_second": round(metrics["items_in"] / dedup.cpu_seconds, 1),
+            **rebuilt.__dict__,
+            "articles_per_cpu_second": round(metrics["items_in"] / rebuilt.cpu_seconds, 1),
             "previous_months_only": before.__dict__,
+            "incremental": {**dedup.__dict__, **mode},
         },
-        "peak_rss_mb": max(dedup.peak_rss_mb, max(run.peak_rss_mb for run in signs.values())),
+        "peak_rss_mb": max(
+            rebuilt.peak_rss_mb, dedup.peak_rss_mb, *(run.peak_rss_mb for run in signs.values())
+        ),
         "full_rebuild_seconds": round(full_seconds, 2),
+        "full_rebuild_cpu_seconds": round(full_cpu, 2),
         "add_one_month_seconds": round(incremental_seconds, 2),
+        "add_one_month_cpu_seconds": round(incremental_cpu, 2),
         "add_month_over_full_rebuild": round(incremental_seconds / full_seconds, 3),
+        "add_month_cpu_over_full_rebuild": round(incremental_cpu / full_cpu, 3),
+        "add_month_cpu_goal": round(1.5 / (len(months) - 1), 3),  # 1.5 / N, N = months before the added one
+        "outputs_identical_to_full_rebuild": identical,
         "dedup_metrics": {
             key: metrics[key] for key in ("items_out", "rejected_by_reason", "candidate_pairs")
         },
@@ -275,7 +309,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--docs", type=int, default=20_000, help="articles at 1x")
     parser.add_argument("--scale", type=int, default=10, help="the large run has docs * scale articles")
-    parser.add_argument("--months", type=int, default=4, help="crawl months (the last is the one added)")
+    parser.add_argument(
+        "--months", default="5,9", help="crawl months, comma-separated runs (the last month is the one added)"
+    )
     parser.add_argument(
         "--million", action="store_true", help="also run 1,000,000 articles (opt-in: minutes)"
     )
@@ -290,33 +326,39 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--keep", action="store_true", help="keep (and next time reuse) the scratch projects")
     parser.add_argument("--out", type=Path, default=Path("bench/results/dedup_scale.json"))
     args = parser.parse_args(argv)
-    months = month_names(args.months)
+    counts = [int(count) for count in str(args.months).split(",")]
     sizes = [args.docs, args.docs * args.scale] + ([1_000_000] if args.million else [])
-    processes = 1
+    parallel = bool(args.sizes)
     if args.sizes:
         sizes = [int(size) for size in args.sizes.split(",")]
-        processes = min(len(months), os.cpu_count() or 1)
-    runs = {}
-    for docs in sizes:
-        runs[str(docs)] = bench_scale(args.workdir, docs, months, args.seed, processes)
-        print(f"{docs:>9,} articles: {runs[str(docs)]}", flush=True)
-        if not args.keep:
-            remove_scratch(args.workdir / f"docs-{docs}-months-{args.months}-seed-{args.seed}")
-    small, large = runs[str(sizes[0])], runs[str(sizes[-1])]
-    report = {
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "runs": runs,
-        "ratios_large_over_small": {
+    runs: dict[str, Any] = {}
+    ratios: dict[str, Any] = {}
+    for count in counts:
+        months = month_names(count)
+        processes = min(len(months), os.cpu_count() or 1) if parallel else 1
+        for docs in sizes:
+            key = f"{docs}/{count - 1}+1 months"
+            runs[key] = bench_scale(args.workdir, docs, months, args.seed, processes)
+            print(f"{docs:>9,} articles, {count - 1}+1 crawl months: {runs[key]}", flush=True)
+            if not args.keep:
+                remove_scratch(args.workdir / f"docs-{docs}-months-{count}-seed-{args.seed}")
+        small, large = runs[f"{sizes[0]}/{count - 1}+1 months"], runs[f"{sizes[-1]}/{count - 1}+1 months"]
+        ratios[f"{count - 1}+1 months"] = {
             "input": round(large["articles"] / small["articles"], 2),
             "peak_rss": round(large["peak_rss_mb"] / small["peak_rss_mb"], 2),
             "dedup_peak_rss": round(large["dedup"]["peak_rss_mb"] / small["dedup"]["peak_rss_mb"], 2),
             "full_rebuild_time": round(large["full_rebuild_seconds"] / small["full_rebuild_seconds"], 2),
-        },
+        }
+    report = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "runs": runs,
+        "ratios_large_over_small": ratios,
         "goals": {
             "peak_rss_ratio_max": 1.3,
             "time_ratio_max": 11,
             "million_peak_rss_mb_max": 8192,
             "ten_million_peak_rss_mb_max": 2048,
+            "add_month_cpu_over_full_rebuild_max": "1.5 / N (N crawl months before the added one)",
         },
     }
     write_json(report, args.out)

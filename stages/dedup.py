@@ -1,7 +1,9 @@
 """DVC stage ``dedup``: MinHash-LSH near-duplicate removal over all months in scope.
 
 Reads the per-crawl-month signature files (``dedup_signatures``), bands them, reads back only the texts
-of candidate pairs, and writes the kept articles month by month; texts are never all in memory.
+of candidate pairs, and writes the kept articles month by month; texts are never all in memory. With
+the band index of a previous run (``data/dedup/index``), added crawl months are probed against it and
+only changed months are rewritten (almanac.dedup.incremental); the outputs are those of a full rebuild.
 """
 
 from __future__ import annotations
@@ -9,15 +11,12 @@ from __future__ import annotations
 import sys
 import time
 
-from almanac.core.layout import articles_dir, dedup_rejects, dedup_signatures, metrics_path
+from almanac.core.layout import dedup_rejects, dedup_signatures, metrics_path
 from almanac.core.parallel import RayConfig
 from almanac.core.params import ccnews_months, months_in_scope, parse_section
-from almanac.core.rejects import TableLedger
 from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.dedup.corpus_io import StoredTexts, write_corpus
+from almanac.dedup.incremental import dedup_corpus
 from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
-from almanac.dedup.signature_store import read_signed
-from almanac.dedup.survivors import select_survivors
 
 
 def main() -> int:
@@ -32,23 +31,9 @@ def main() -> int:
         print(f"{STAGE}: no signatures for months {missing}; run dedup_signatures first", file=sys.stderr)
         return 1
     # No CC-News month (ccnews_ingest.raw_dir: "") gives an empty corpus on purpose, never a missing one.
-    signed = read_signed(
-        [dedup_signatures(month) for month in crawled],
-        config.num_perm,
-        config.bands,
-        config.rows,
-        config.text_batch_rows,
-    )
-    ledger = TableLedger(STAGE)
-    texts = StoredTexts(signed.meta, config.text_batch_rows)
-    selection = select_survivors(
-        signed.meta, signed.hashes, signed.empty, months, config.select, texts, ledger, ray_config
-    )
+    ledger, selection = dedup_corpus(crawled, months, config, ray_config)
     record_selection(ledger, selection)
     ledger.extra["ccnews_months"] = crawled
-    write_corpus(
-        signed.meta, selection.kept, months, articles_dir(), config.text_batch_rows, config.select.workers
-    )
     finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))
     return 0
 

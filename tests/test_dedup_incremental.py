@@ -43,6 +43,9 @@ def test_adding_a_month_signs_only_that_month(tmp_path: Path) -> None:
     second = _ran(dvc(["repro", "dedup"], project).stdout)
     assert {name for name in second if name.startswith("dedup_signatures")} == {"dedup_signatures@2025-06"}
     assert "dedup" in second
+    # DVC left the persisted band index and corpus in place, so dedup probed the index (no full rebuild)
+    run = json.loads((project / "metrics/timings/dedup.json").read_text())["run"]
+    assert run["incremental"] == 1
     june = read_parquet_dir(project / "data/ingest/2025-06/articles", ARTICLE_SCHEMA)
     assert _signed(project, "2025-06") == june.num_rows > 0  # every June crawl article, any publish month
     # the whole corpus read so far was signed exactly once, month by month

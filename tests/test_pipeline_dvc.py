@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from almanac.core.layout import articles_dir, dedup_rejects, ingest_dir, metrics_path
+from almanac.core.layout import articles_dir, dedup_index_dir, dedup_rejects, ingest_dir, metrics_path
 from tests.support.project import BIN, ROOT, dvc, output_digests, render_lists, run
 
 pytestmark = pytest.mark.slow
@@ -220,7 +220,7 @@ def test_single_month_stage_and_adding_a_month(fresh: Path) -> None:
     params["months"].append("2025-07")
     params["empty_months"] = ["2025-07"]
     (fresh / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    render_lists(fresh)  # the CC-News months and report scopes follow from months
+    render_lists(fresh)  # the CC-News months follow from months
     result = dvc(["repro"], fresh)
     ran = {line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")}
     assert {
@@ -246,8 +246,13 @@ def test_dvc_yaml_paths_match_layout() -> None:
         f"{ingest_dir('${item}')}/rejects.parquet",
         str(metrics_path("ccnews_ingest", "${item}")),  # a DVC-cached out: keeps the stage's run-cache
     ]
-    assert str(articles_dir()) in stages["dedup"]["outs"] and str(dedup_rejects()) in stages["dedup"]["outs"]
-    assert str(metrics_path("dedup")) in stages["dedup"]["outs"]
+    # the corpus and the band index persist between runs (incremental dedup), so DVC does not delete them
+    assert stages["dedup"]["outs"] == [
+        {str(articles_dir()): {"persist": True}},
+        str(dedup_rejects()),
+        {str(dedup_index_dir()): {"persist": True}},
+        str(metrics_path("dedup")),
+    ]
 
 
 def test_foresight_splits_are_non_empty_leak_free_and_dated(built: Path) -> None:

@@ -19,9 +19,9 @@ import pyarrow.compute as pc
 import pyarrow.ipc
 import pyarrow.parquet as pq
 
-from almanac.core.io import PARQUET_COMPRESSION, atomic_dir, write_parquet
+from almanac.core.io import PARQUET_COMPRESSION, atomic_dir, atomic_path, write_parquet
 from almanac.core.schemas import ARTICLE_SCHEMA
-from almanac.dedup.signature_store import stream_batches
+from almanac.dedup.signature_store import stream_batches, stream_groups
 
 
 def _wanted(meta: pa.Table, rows: npt.NDArray[np.int64]) -> tuple[pa.Table, list[str]]:
@@ -55,15 +55,13 @@ class StoredTexts:
         given = 0
         for file in files:
             positions, ords = _file_positions(wanted, file)
-            first = 0
-            for batch in stream_batches(Path(file), ["text"], self.batch_rows):
+            for first, batch in stream_groups(Path(file), ["text"], self.batch_rows, positions):
                 low = int(np.searchsorted(positions, first))
                 high = int(np.searchsorted(positions, first + batch.num_rows))
                 if high > low:
                     taken = batch.column(0).take(pa.array(positions[low:high] - first))
                     yield ords[low:high], [str(text) for text in taken.to_pylist()]
                     given += high - low
-                first += batch.num_rows
         if given != len(rows):
             raise RuntimeError(f"asked for {len(rows)} texts, the ingest files gave {given}: re-sign")
 
@@ -86,19 +84,35 @@ def write_corpus(
     of its bucket (``batch_rows`` consecutive output positions); pass 2 reads the buckets in order, puts
     each in output order and writes it.
     """
+    with atomic_dir(directory) as staging:
+        write_months(meta, kept, months, staging, batch_rows, workers)
+
+
+def write_months(
+    meta: pa.Table,
+    kept: npt.NDArray[np.int64],
+    months: list[str],
+    directory: Path,
+    batch_rows: int,
+    workers: int = 1,
+) -> None:
+    """``<directory>/<month>.parquet`` of ``months`` as :func:`write_corpus` writes them, each replaced
+    atomically on its own: other files in ``directory`` stay (an incremental dedup rewrites only the
+    months whose kept set changed)."""
     month_of_kept = np.asarray(meta.column("month").take(pa.array(kept)).to_numpy(zero_copy_only=False))
-    with atomic_dir(directory) as staging, tempfile.TemporaryDirectory(prefix="almanac-dedup-") as spill:
+    with tempfile.TemporaryDirectory(prefix="almanac-dedup-") as spill:
 
         def write_month(month: str) -> None:
             rows = kept[month_of_kept == month]
-            target = staging / f"{month}.parquet"
+            target = directory / f"{month}.parquet"
             if not len(rows):
                 write_parquet(ARTICLE_SCHEMA.empty_table(), target)
                 return
             buckets = _spill_buckets(meta, rows, Path(spill) / month, batch_rows)
-            written = _write_buckets(buckets, target, batch_rows)
-            if written != len(rows):
-                raise RuntimeError(f"{month}: {len(rows)} kept articles, the ingest files gave {written}")
+            with atomic_path(target) as temp:
+                written = _write_buckets(buckets, temp, batch_rows)
+                if written != len(rows):
+                    raise RuntimeError(f"{month}: {len(rows)} kept articles, the ingest files gave {written}")
 
         with ThreadPoolExecutor(max(1, workers)) as pool:
             for done in pool.map(write_month, months):  # re-raises a month's error here

@@ -161,14 +161,7 @@ class SignedCorpus:
 def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_rows: int) -> SignedCorpus:
     """Band hashes of every signature file, read ``batch_rows`` signatures at a time (the signatures
     are never all in memory, and the band hashes go to a band-major file on local disk)."""
-    schema = signature_schema(num_perm)
-    meta_schema = pa.schema([schema.field(name) for name in META_COLUMNS])
-    held_schema = pa.schema(
-        [
-            field.with_type(pa.dictionary(pa.int32(), field.type)) if field.name in _REPEATED else field
-            for field in meta_schema
-        ]
-    )
+    held_schema = _held_schema(num_perm)
     total = sum(pq.ParquetFile(path).metadata.num_rows for path in paths)
     hashes = BandFile(total, bands)  # on disk: banding reads one band's column at a time
     empty = np.empty(total, dtype=bool)
@@ -182,15 +175,47 @@ def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_r
         stop = start + batch.num_rows
         hashes.write(start, band_hashes(sigs, bands, rows))
         empty[start:stop] = empty_rows(sigs)
-        # Parquet keeps second timestamps as milliseconds: back to the schema's unit
-        held = batch.select(META_COLUMNS).cast(meta_schema)
-        for name in _REPEATED:
-            index = held.schema.get_field_index(name)
-            held = held.set_column(index, held_schema.field(name), pc.dictionary_encode(held.column(index)))
-        metas.append(held)
+        metas.append(_held(batch, held_schema))
         start = stop
     meta = pa.Table.from_batches(metas, held_schema) if metas else held_schema.empty_table()
     return SignedCorpus(meta, hashes, empty)
+
+
+def read_meta(paths: list[Path], num_perm: int, batch_rows: int) -> pa.Table:
+    """The metadata :func:`read_signed` holds, without reading the signatures."""
+    held_schema = _held_schema(num_perm)
+    metas = [
+        _held(batch, held_schema)
+        for path in paths
+        for batch in stream_batches(path, META_COLUMNS, batch_rows)
+    ]
+    return pa.Table.from_batches(metas, held_schema) if metas else held_schema.empty_table()
+
+
+def _held_schema(num_perm: int) -> pa.Schema:
+    schema = signature_schema(num_perm)
+    return pa.schema(
+        [
+            field.with_type(pa.dictionary(pa.int32(), field.type)) if name in _REPEATED else field
+            for name in META_COLUMNS
+            for field in [schema.field(name)]
+        ]
+    )
+
+
+def _held(batch: pa.RecordBatch, held_schema: pa.Schema) -> pa.RecordBatch:
+    # Parquet keeps second timestamps as milliseconds: back to the schema's unit
+    plain = pa.schema(
+        [
+            field.with_type(field.type.value_type) if name in _REPEATED else field
+            for name, field in zip(held_schema.names, held_schema, strict=True)
+        ]
+    )
+    held = batch.select(META_COLUMNS).cast(plain)
+    for name in _REPEATED:
+        index = held.schema.get_field_index(name)
+        held = held.set_column(index, held_schema.field(name), pc.dictionary_encode(held.column(index)))
+    return held
 
 
 def _batches(paths: list[Path], batch_rows: int) -> Iterator[pa.RecordBatch]:
@@ -203,3 +228,20 @@ def stream_batches(path: Path, columns: list[str] | None, batch_rows: int) -> It
     default pyarrow reads whole row groups ahead (an ingest file is one row group per publish month)."""
     source = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
     yield from source.iter_batches(batch_size=batch_rows, columns=columns, use_threads=False)
+
+
+def stream_groups(
+    path: Path, columns: list[str], batch_rows: int, positions: npt.NDArray[np.int64]
+) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """``(first row, batch)`` of only the row groups holding one of ``positions`` (rows of the file):
+    an incremental dedup reads a few old texts, not the whole text column of every file holding one."""
+    source = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+    sizes = [source.metadata.row_group(group).num_rows for group in range(source.num_row_groups)]
+    starts = np.cumsum([0, *sizes])
+    for group in np.unique(np.searchsorted(starts, positions, side="right") - 1):
+        first = int(starts[group])
+        for batch in source.iter_batches(
+            batch_size=batch_rows, row_groups=[int(group)], columns=columns, use_threads=False
+        ):
+            yield first, batch
+            first += batch.num_rows

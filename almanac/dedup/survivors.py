@@ -28,6 +28,8 @@ class Selection:
     candidate_pairs: int
     verified_pairs: int
     in_scope: int
+    rows: npt.NDArray[np.int64]  # the documents clustered: first copies in scope, by (publish date, id)
+    verified: npt.NDArray[np.float64]  # (i, j, jaccard) rows, i < j indices into ``rows``, sorted
 
 
 def select_survivors(
@@ -41,6 +43,17 @@ def select_survivors(
     ray_config: RayConfig,
 ) -> Selection:
     """Kept rows of ``meta`` (columns id, month, publish_date, source); every other row gets a reject."""
+    rows, in_scope = clustered_rows(meta, months, ledger)
+    pairs = _candidates(hashes, empty, rows, settings, ray_config)
+    verified = verify_pairs(pairs, lambda documents: texts(rows[documents]), settings.verify)
+    return decide(meta, rows, verified, len(pairs), in_scope, ledger)
+
+
+def clustered_rows(
+    meta: pa.Table, months: list[str], ledger: TableLedger
+) -> tuple[npt.NDArray[np.int64], int]:
+    """The rows near-duplicate clustering runs over, in (publish date, id) order, and the in-scope count:
+    rows published outside ``months`` and later copies of an id get their rejects here."""
     ledger.items_in += meta.num_rows
     # Index arrays and narrow key tables only: ``meta`` itself is never copied whole.
     in_scope = _mask(pc.is_in(meta.column("month"), value_set=pa.array(months, type=pa.string())))
@@ -59,9 +72,18 @@ def select_survivors(
     # Earliest first, ties by id (unique now): every later choice (which copy is kept) follows this order.
     keys = pa.table({"date": meta.column("publish_date").take(rows), "id": meta.column("id").take(rows)})
     rows = rows[pc.sort_indices(keys, [("date", "ascending"), ("id", "ascending")]).to_numpy()]
-    del keys
-    pairs = _candidates(hashes, empty, rows, settings, ray_config)
-    verified = verify_pairs(pairs, lambda documents: texts(rows[documents]), settings.verify)
+    return rows, len(scoped)
+
+
+def decide(
+    meta: pa.Table,
+    rows: npt.NDArray[np.int64],
+    verified: npt.NDArray[np.float64],
+    candidate_pairs: int,
+    in_scope: int,
+    ledger: TableLedger,
+) -> Selection:
+    """Clusters of the ``verified`` pairs (indices into ``rows``): each keeps its earliest member."""
     # ``rows`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
     # key: resolve_clusters runs over the documents of verified pairs only, keyed by their index.
     nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
@@ -85,7 +107,7 @@ def select_survivors(
         )
     kept = rows[~drop]
     ledger.items_out += len(kept)
-    return Selection(kept, len(pairs), len(verified), len(scoped))
+    return Selection(kept, candidate_pairs, len(verified), in_scope, rows, verified)
 
 
 def _first_copies(
@@ -130,6 +152,11 @@ def _candidates(
     excluded |= empty
     found = candidate_pairs(hashes, excluded, settings.shards, ray_config, settings.workers)
     del excluded
+    return renumber(found, rows, count)
+
+
+def renumber(found: Pairs, rows: npt.NDArray[np.int64], count: int) -> Pairs:
+    """Pairs of metadata rows (all in ``rows``) as indices into ``rows``, each (i < j), sorted."""
     inverse = np.full(count, -1, dtype=np.int64)
     inverse[rows] = np.arange(len(rows), dtype=np.int64)
     renumbered = inverse[found]

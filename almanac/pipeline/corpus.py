@@ -32,8 +32,12 @@ DEDUP: Final = Stage(
     module="stages.dedup",
     reads=(p.dedup_signatures_dir().as_posix(), "data/ingest"),
     params=("months", "ccnews_ingest.raw_dir", "dedup"),  # the crawl months follow from both
-    writes=(p.articles_dir(), p.dedup_rejects(), p.metrics_path("dedup")),
-    note="The corpus: articles published in the months in scope, near-duplicates removed across months.",
+    writes=(p.articles_dir(), p.dedup_rejects(), p.dedup_index_dir(), p.metrics_path("dedup")),
+    # kept in place between runs: a month added is probed against the band index and only the corpus
+    # months whose kept rows change are rewritten (almanac.dedup.incremental; same bytes as a rebuild)
+    persist=(p.articles_dir(), p.dedup_index_dir()),
+    note="The corpus: articles published in the months in scope, near-duplicates removed across months; "
+    "incremental over the persisted band index (data/dedup/index), byte-identical to a full rebuild.",
 )
 CORPUS_STATS: Final = Stage(
     name="corpus_stats",

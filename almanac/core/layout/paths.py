@@ -134,6 +134,11 @@ def dedup_signatures(crawl_month: str) -> Path:
     return dedup_signatures_dir() / f"{crawl_month}.parquet"
 
 
+def dedup_index_dir() -> Path:
+    """dedup's persistent state (band index, verified pairs, manifest): almanac.dedup.incremental."""
+    return DATA / "dedup" / "index"
+
+
 # ---- OpenForesight ----
 
 FORESIGHT = DATA / "foresight"
