@@ -67,6 +67,14 @@ STYLES: dict[str, DatasetStyle] = {
             "month",
             "query_id",
         ),
+        DatasetStyle(
+            "series",
+            "Almanac data-series forecasting questions",
+            "data/series/splits",  # almanac.series.paths.splits_dir()
+            "split/month",
+            "question_id",
+            month_column="resolution_date",  # its own months (series.split), not the news months
+        ),
     )
 }
 
