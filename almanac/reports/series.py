@@ -23,15 +23,14 @@ from almanac.reports.model import Panel, Report, Series, Table
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import SPLIT_ORDER, get_style, read_split_tables
 from almanac.reports.summary import style_summary
+from almanac.series.recipe import RECIPE
 from almanac.series.score import BASELINES, baseline_scores
 
 Row = Mapping[str, Any]
 SERIES = ("split_counts", "horizon", "funnel")
 PANELS = (Panel("1_overview", "Series: questions by split and horizon, and the funnel", SERIES),)
-FUNNEL = (
-    FunnelStep("series_ingest", "ingest", "series values", per_month=False),
-    FunnelStep("series_questions", "questions", "(forecast date, horizon) pairs", per_month=False),
-)
+# The recipe's steps, in its order (almanac.series.recipe).
+FUNNEL = tuple(FunnelStep(step.stage, step.label, step.unit, step.per_month) for step in RECIPE.funnel())
 
 
 def build_report(scope: ReportScope) -> Report:
