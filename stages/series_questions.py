@@ -1,4 +1,4 @@
-"""DVC stage ``series_questions``: observations -> question splits by resolution month (data/series/splits/)."""
+"""DVC stage ``series_questions``: observations -> question splits by resolution month, data/series/splits/"""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from almanac.check.mirai import Thresholds, check_mirai, recorded_from_quads
 from almanac.check.openforecast import OptionRules, Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
-from almanac.check.series import check_series
 from almanac.check.retrieval import corpus_chunk_days, cutoff_months, own_article_containment
+from almanac.check.series import check_series
 from almanac.core import layout
 from almanac.core.field_roles import prompt_fields
 from almanac.core.ids import content_id
@@ -230,16 +230,22 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     )
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
     per_template = int((section.get("filter") or {}).get("max_per_template", 0))
-    sources = Sources(questions, day_pairs, numeric, candidates, test_months)
+    series_rows = [row for row in _series_questions(root) if row["kind"] == "numeric"]
+    series = {str(row["question_id"]): row for row in series_rows}
+    sources = Sources(questions, day_pairs, numeric, candidates, test_months, series)
     return check_futurex(rows, sources, cap, scope=month, max_per_template=per_template)
+
+
+def _series_questions(root: Path) -> list[dict[str, Any]]:
+    folder = root / "data" / "series" / "splits"  # almanac.series.paths.splits_dir (not imported: pyarrow)
+    files = sorted(path for split in SPLITS for path in (folder / split).glob("*.parquet"))
+    return [row for path in files for row in _rows(path)]
 
 
 def _series(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     """Series questions against the observations table they came from (``month``: a resolution month)."""
-    folder = root / "data" / "series" / "splits"  # almanac.series.paths.splits_dir (not imported: pyarrow)
-    files = sorted(path for split in SPLITS for path in (folder / split).glob("*.parquet"))
-    _require(files, f"series split files under {folder}/")
-    rows = [row for path in files for row in _rows(path)]
+    rows = _series_questions(root)
+    _require(rows, "series questions under data/series/splits/")
     if month != ALL:
         rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
     observations = _rows(root / "data" / "series" / "observations.parquet")

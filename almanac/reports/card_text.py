@@ -312,7 +312,7 @@ CARD_TEXTS: dict[str, CardText] = {
             ("prompt_values", "the last figures known on the forecast date, each as it stood that day"),
             ("baseline_period / baseline_value", "the latest figure published by the forecast date"),
             ("answer / resolution_value / resolution_period / resolution_known_date", "the resolving figure"),
-            ("sigma / sigma_source", "FutureX's sigma for numeric scoring: recent_values or a flagged fallback"),
+            ("sigma / sigma_source", "FutureX's sigma (numeric): recent_values or a flagged fallback"),
             ("values_may_be_revised", "the series has no release dates; its figures may be later revisions"),
         ),
         split_rules=(

@@ -83,7 +83,9 @@ def _split_order(split: str) -> int:
 
 
 def _split_counts(rows: Sequence[Row], metrics: dict[str, Any], tables: list[Table]) -> Series:
-    keys = Counter((str(r["provider"]), int(r["horizon_days"]), str(r["split"]), str(r["kind"])) for r in rows)
+    keys = Counter(
+        (str(r["provider"]), int(r["horizon_days"]), str(r["split"]), str(r["kind"])) for r in rows
+    )
     table_rows = sorted(
         {(provider, horizon, split) for provider, horizon, split, _ in keys},
         key=lambda k: (k[0], k[1], _split_order(k[2])),
@@ -154,7 +156,7 @@ def _baselines(rows: Sequence[Row], metrics: dict[str, Any], tables: list[Table]
         )
     tables.append(
         Table(
-            "Base rate of \"higher\" and the naive baselines",
+            'Base rate of "higher" and the naive baselines',
             (
                 "Split",
                 "Binary questions",
@@ -183,6 +185,7 @@ def _sigma(rows: Sequence[Row], metrics: dict[str, Any], tables: list[Table]) ->
             ("Sigma source", "Questions"),
             tuple(sorted(sources.items())),
             "recent_values: the standard deviation of the series' last series.questions.sigma_window values "
-            "known on the resolution date (FutureX's rule); fallback_relative: a share of |answer| (flagged).",
+            "known on the resolution date (FutureX's rule); fallback_relative: a share of |answer| "
+            "(flagged).",
         )
     )

@@ -33,7 +33,6 @@ STYLE_STAGES: dict[str, tuple[Stage, ...]] = {
 STYLE_STAGES["series"] = SERIES.declarations()  # its own series files, no news corpus
 
 
-
 @dataclass(frozen=True)
 class MonthStatus:
     style: str

@@ -102,7 +102,9 @@ def read_entry(
         yield from readers.year_quarter_table(payload.decode("utf-8"), name, columns, config.lag_days)
     elif reader == "fred":
         series_path = entry.get("series_path")
-        document = json.loads(_read(inputs_dir / str(series_path), config.max_file_bytes)) if series_path else {}
+        document = (
+            json.loads(_read(inputs_dir / str(series_path), config.max_file_bytes)) if series_path else {}
+        )
         meta = readers.meta_from_fred(document, str(entry["series_id"]))
         yield from readers.fred_observations(payload, meta, name)
     elif reader == "dbnomics":
@@ -142,9 +144,8 @@ def ingest(inputs_dir: Path, config: SeriesIngestConfig) -> tuple[pa.Table, Stag
             key = (str(item["series_id"]), item["period_start"], item["known_date"])
             if key in kept:
                 record = f"{key[0]} {key[1]} known {key[2]}"
-                ledger.reject(
-                    content_id(STAGE, name, record), "duplicate_observation", f"a second row for {record}", name
-                )
+                detail = f"a second row for {record}"
+                ledger.reject(content_id(STAGE, name, record), "duplicate_observation", detail, name)
                 continue
             kept[key] = item
     rows = [kept[key] for key in sorted(kept, key=lambda k: (k[0], k[1], k[2]))]

@@ -9,6 +9,7 @@ plus each series it left out whole: a pair makes one binary and one numeric ques
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,7 +102,7 @@ class SeriesSplitConfig:
         if len(set(months)) != len(months):
             raise ValueError("series.split: a month is in two splits (or twice in one)")
         ordered = [sorted(m) for m in (self.train_months, self.validation_months, self.test_months) if m]
-        if any(earlier[-1] >= later[0] for earlier, later in zip(ordered, ordered[1:], strict=False)):
+        if any(earlier[-1] >= later[0] for earlier, later in itertools.pairwise(ordered)):
             raise ValueError("series.split: train months < validation months < test months")
 
     def months(self) -> dict[str, tuple[str, ...]]:
@@ -132,7 +133,5 @@ def build_release(
     ledger.extra["questions_by_split"] = {
         split: sum(len(v) for (s, _), v in grouped.items() if s == split) for split in SPLITS
     }
-    tables = {
-        key: pa.Table.from_pylist(grouped[key], schema=QUESTION_SCHEMA) for key in sorted(grouped)
-    }
+    tables = {key: pa.Table.from_pylist(grouped[key], schema=QUESTION_SCHEMA) for key in sorted(grouped)}
     return tables, ledger

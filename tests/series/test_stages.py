@@ -102,7 +102,8 @@ def released(root: Path, tables: dict[tuple[str, str], pa.Table], observations: 
         (root / "data/series/splits" / split).mkdir(parents=True, exist_ok=True)
         pq.write_table(table, root / "data/series/splits" / split / f"{month}.parquet")
     pq.write_table(
-        pa.Table.from_pylist(observations, schema=OBSERVATION_SCHEMA), root / "data/series/observations.parquet"
+        pa.Table.from_pylist(observations, schema=OBSERVATION_SCHEMA),
+        root / "data/series/observations.parquet",
     )
 
 
