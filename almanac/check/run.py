@@ -245,7 +245,8 @@ def _series_questions(root: Path) -> list[dict[str, Any]]:
 def _series(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     """Series questions against the observations table they came from (``month``: a resolution month)."""
     rows = _series_questions(root)
-    _require(rows, "series questions under data/series/splits/")
+    if not rows:
+        raise NotBuiltError("no series questions found under data/series/splits/: run `dvc repro` first")
     if month != ALL:
         rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
     observations = _rows(root / "data" / "series" / "observations.parquet")
