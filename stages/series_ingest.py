@@ -8,8 +8,8 @@ from pathlib import Path
 
 from almanac.core.io import write_parquet
 from almanac.core.layout import metrics_path
+from almanac.core.layout import series_paths as sp
 from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.series import paths
 from almanac.series.config import parse_series
 from almanac.series.ingest import STAGE, ManifestError, ingest
 
@@ -23,8 +23,8 @@ def main() -> int:
     except ManifestError as error:
         print(f"{STAGE}: {error}", file=sys.stderr)
         return 1
-    write_parquet(table, paths.observations())
-    finish_stage(ledger, started, paths.ingest_rejects(), metrics_path(STAGE))
+    write_parquet(table, sp.series_observations())
+    finish_stage(ledger, started, sp.series_ingest_rejects(), metrics_path(STAGE))
     return 0
 
 

@@ -21,6 +21,7 @@ from almanac.check.series import check_series
 from almanac.core import layout
 from almanac.core.field_roles import prompt_fields
 from almanac.core.ids import content_id
+from almanac.core.layout import series_paths as sp
 from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
 from almanac.crossstyle.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
 from almanac.foresight.schema import FIELD_ROLES as OPENFORESIGHT_ROLES
@@ -237,7 +238,7 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
 
 
 def _series_questions(root: Path) -> list[dict[str, Any]]:
-    folder = root / "data" / "series" / "splits"  # almanac.series.paths.splits_dir (not imported: pyarrow)
+    folder = root / sp.series_splits_dir()
     files = sorted(path for split in SPLITS for path in (folder / split).glob("*.parquet"))
     return [row for path in files for row in _rows(path)]
 
@@ -249,7 +250,7 @@ def _series(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
         raise NotBuiltError("no series questions found under data/series/splits/: run `dvc repro` first")
     if month != ALL:
         rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
-    observations = _rows(root / "data" / "series" / "observations.parquet")
+    observations = _rows(root / sp.series_observations())
     section = params.get("series") or {}
     splits = {split: list((section.get("split") or {}).get(f"{split}_months") or ()) for split in SPLITS}
     allowed = bool((section.get("questions") or {}).get("allow_unvintaged", False))

@@ -20,10 +20,11 @@ from typing import Any, Final
 import pyarrow.parquet as pq
 
 from almanac.core.ids import content_id
+from almanac.core.layout import series_paths as sp
 from almanac.core.step import Drop
 
 ORIGIN: Final = "series"
-SPLITS_DIR: Final = Path("data") / "series" / "splits"  # almanac.series.paths.splits_dir()
+SPLITS_DIR: Final = sp.series_splits_dir()
 SIGMA_SOURCES: Final = {
     "recent_values": "series_recent_values",
     "fallback_relative": "series_fallback_relative",

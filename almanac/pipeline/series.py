@@ -5,30 +5,30 @@ from __future__ import annotations
 from typing import Final
 
 from almanac.core import layout as p
+from almanac.core.layout import series_paths as sp
 from almanac.pipeline.declare import Stage
-from almanac.series import paths
 
 INGEST: Final = Stage(
     name="series_ingest",
     module="stages.series_ingest",
     reads=("${series.ingest.inputs_dir}",),
     params=("series.ingest",),
-    writes=(paths.observations(), paths.ingest_rejects(), p.metrics_path("series_ingest")),
+    writes=(sp.series_observations(), sp.series_ingest_rejects(), p.metrics_path("series_ingest")),
     note="Questions that resolve themselves from published data series (docs/series.md): series files -> "
     "observations dated by when each value became known -> question splits -> check -> report.",
 )
 QUESTIONS: Final = Stage(
     name="series_questions",
     module="stages.series_questions",
-    reads=(paths.observations().as_posix(),),
+    reads=(sp.series_observations().as_posix(),),
     params=("series.questions", "series.split"),
-    writes=(paths.splits_dir(), paths.question_rejects(), p.metrics_path("series_questions")),
+    writes=(sp.series_splits_dir(), sp.series_question_rejects(), p.metrics_path("series_questions")),
 )
 CHECK: Final = Stage(
     name="check_series",
     module="stages.check",
     args=("--style", "series"),
-    reads=(paths.splits_dir().as_posix(), paths.observations().as_posix()),
+    reads=(sp.series_splits_dir().as_posix(), sp.series_observations().as_posix()),
     params=("series.questions.allow_unvintaged", "series.split"),
     writes=(p.check_report("series"),),
 )
@@ -36,7 +36,7 @@ REPORT: Final = Stage(
     name="series_report",
     module="stages.series_report",
     reads=(
-        paths.splits_dir().as_posix(),
+        sp.series_splits_dir().as_posix(),
         p.metrics_path(INGEST.name).as_posix(),
         p.metrics_path(QUESTIONS.name).as_posix(),
         p.check_report("series").as_posix(),
