@@ -18,6 +18,7 @@ from almanac.futurex.config import parse_futurex
 from almanac.futurex.events import EVENTS_STAGE, CandidateRules, collect_events
 from almanac.futurex.inputs import day_pairs, numeric_rejects, openforecast_training, released_questions
 from almanac.futurex.schema import events_table
+from almanac.futurex.series_events import read_numeric_questions
 from almanac.mirai.cameo import CAMEO_CODES
 
 
@@ -38,7 +39,8 @@ def main() -> int:
         training=TrainingIndex(training, cross),
         action=cross.action,
     )
-    events, ledger = collect_events(questions, day_pairs(), numeric, CAMEO_CODES, rules)
+    series = read_numeric_questions()
+    events, ledger = collect_events(questions, day_pairs(), numeric, CAMEO_CODES, rules, series)
     write_parquet(events_table(events), futurex_events())
     finish_stage(ledger, started, futurex_events_rejects(), metrics_path(EVENTS_STAGE))
     return 0

@@ -21,6 +21,7 @@ from almanac.futurex.config import parse_futurex
 from almanac.futurex.draws import relation_option
 from almanac.futurex.inputs import distractor_pool, released_questions
 from almanac.futurex.schema import EVENT_SCHEMA, LEVELS, tier_table
+from almanac.futurex.series_events import read_numeric_questions, series_sigmas
 from almanac.futurex.tiers import TIERS_STAGE, build_tiers
 from almanac.mirai.cameo import CAMEO_CODES, SECOND_LEVEL_CODES
 
@@ -33,7 +34,8 @@ def main() -> int:
     catalogue = [relation_option(code, CAMEO_CODES) for code in sorted(SECOND_LEVEL_CODES)]
     released = {str(row["question_id"]): str(row["answer"]) for row in released_questions()}
     pool = distractor_pool(months_in_scope(params), set(released))
-    rows, ledger = build_tiers(events, config.tiers, config.seed, catalogue, pool, released)
+    sigmas = series_sigmas(read_numeric_questions())  # Level 4 from series: their own sigma
+    rows, ledger = build_tiers(events, config.tiers, config.seed, catalogue, pool, released, sigmas)
     tables: dict[int, pa.Table] = {
         level: tier_table([row for row in rows if row["level"] == level]) for level in LEVELS
     }

@@ -68,7 +68,7 @@ def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     report_stages = {name.partition("@")[0] for name in changed_by("almanac/core/markdown.py")}
     assert report_stages == {
         "corpus_stats", "event_stats", "gdelt_stats", "foresight_funnel", "futuresim_funnel",
-        "openforesight_report", "openforecast_report", "mirai_report",
+        "openforesight_report", "openforecast_report", "mirai_report", "series_report",
     }  # fmt: skip
 
 

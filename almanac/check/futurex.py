@@ -44,6 +44,7 @@ class Sources:
     numeric: Mapping[str, Row]  # question_id of a numeric answer_type reject -> its input row
     candidates: Mapping[str, Row] = field(default_factory=dict)  # foresight_qgen question_id -> row
     test_months: frozenset[str] = frozenset()  # foresight.split.test_months
+    series: Mapping[str, Row] = field(default_factory=dict)  # series question_id -> released numeric row
 
 
 def check_futurex(
@@ -228,6 +229,9 @@ def _test_only(rows: Sequence[Row], sources: Sources) -> Checked:
         if origin == "openforesight":
             split = (sources.questions.get(source_id) or {}).get("split")
             why = None if split == "test" else f"source question released in {split}"
+        elif origin == "series":
+            split = (sources.series.get(source_id) or {}).get("split")
+            why = None if split == "test" else f"source series question released in {split}"
         elif origin == "numeric":
             cited = sources.numeric.get(source_id) or {}
             resolved = as_day(row.get("resolution_date"))
@@ -271,7 +275,24 @@ def _trace_problem(row: Row, sources: Sources) -> str | None:
         if answers != [cited["answer"]] or resolution != published:
             return f"answer {answers} / resolution {resolution} differ from {cited['answer']!r} / {published}"
         return None
+    if origin == "series":
+        return _series_trace(row, sources.series.get(source_id), answers, cutoff, resolution)
     return f"unknown origin {origin!r}"
+
+
+def _series_trace(
+    row: Row, cited: Row | None, answers: list[Any], cutoff: Any, resolution: Any
+) -> str | None:
+    """A Level-4 row from a series question: its answer, dates and (series_*) sigma are the question's."""
+    if cited is None:
+        return f"no released numeric series question {row.get('source_id')}"
+    if answers != [cited["answer"]] or float(row.get("value") or 0) != float(cited["resolution_value"]):
+        return f"answer {answers} / value {row.get('value')} differ from {cited['answer']!r}"
+    if cutoff != as_day(cited["forecast_date"]) or resolution != as_day(cited["resolution_date"]):
+        return f"dates {cutoff}..{resolution} differ from the question's"
+    if str(row.get("sigma_source") or "").startswith("series_") and row.get("sigma") != cited.get("sigma"):
+        return f"sigma {row.get('sigma')} is not the series question's {cited.get('sigma')}"
+    return None
 
 
 def _open_in_options(rows: Sequence[Row]) -> Checked:

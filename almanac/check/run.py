@@ -17,14 +17,16 @@ from almanac.check.openforecast import OptionRules, Windows, check_openforecast
 from almanac.check.openforesight import RetrievalContext, check_openforesight, source_disjoint, split_months
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import corpus_chunk_days, cutoff_months, own_article_containment
+from almanac.check.series import check_series
 from almanac.core import layout
 from almanac.core.field_roles import prompt_fields
 from almanac.core.ids import content_id
+from almanac.core.layout import series_paths as sp
 from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
 from almanac.crossstyle.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
 from almanac.foresight.schema import FIELD_ROLES as OPENFORESIGHT_ROLES
 
-STYLES = ("openforesight", "openforecast", "mirai", "futuresim", "futurex")
+STYLES = ("openforesight", "openforecast", "mirai", "futuresim", "futurex", "series")
 ALL = "all"
 SPLITS = ("train", "validation", "test")
 ARTICLE_DATE_COLUMNS = ("url", "publish_date", "crawl_date", "date_precision", "date_source")
@@ -55,6 +57,8 @@ def check_style(
         return _futuresim(root, month, params)
     if style == "futurex":
         return _futurex(root, month, params)
+    if style == "series":
+        return _series(root, month, params)
     raise ValueError(f"unknown style {style!r}; one of {', '.join(STYLES)} or {ALL}")
 
 
@@ -225,8 +229,30 @@ def _futurex(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     test_months = frozenset(str(m) for m in split_months(params)["test"])
     cap = int((section.get("filter") or {}).get("max_per_source_day", 0))
     per_template = int((section.get("filter") or {}).get("max_per_template", 0))
-    sources = Sources(questions, day_pairs, numeric, candidates, test_months)
+    series_rows = [row for row in _series_questions(root) if row["kind"] == "numeric"]
+    series = {str(row["question_id"]): row for row in series_rows}
+    sources = Sources(questions, day_pairs, numeric, candidates, test_months, series)
     return check_futurex(rows, sources, cap, scope=month, max_per_template=per_template)
+
+
+def _series_questions(root: Path) -> list[dict[str, Any]]:
+    folder = root / sp.series_splits_dir()
+    files = sorted(path for split in SPLITS for path in (folder / split).glob("*.parquet"))
+    return [row for path in files for row in _rows(path)]
+
+
+def _series(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
+    """Series questions against the observations table they came from (``month``: a resolution month)."""
+    rows = _series_questions(root)
+    if not rows:
+        raise NotBuiltError("no series questions found under data/series/splits/: run `dvc repro` first")
+    if month != ALL:
+        rows = [row for row in rows if str(row["resolution_date"])[:7] == month]
+    observations = _rows(root / sp.series_observations())
+    section = params.get("series") or {}
+    splits = {split: list((section.get("split") or {}).get(f"{split}_months") or ()) for split in SPLITS}
+    allowed = bool((section.get("questions") or {}).get("allow_unvintaged", False))
+    return check_series(rows, observations, splits, allowed, scope=month)
 
 
 def cross_style(params: Mapping[str, Any], root: Path = Path(".")) -> StyleReport:

@@ -22,12 +22,16 @@ Table = dict[str, list[Row]]  # series id -> its rows of every release
 
 
 def check_series(
-    questions: Sequence[Row], observations: Sequence[Row], splits: Mapping[str, Sequence[str]]
+    questions: Sequence[Row],
+    observations: Sequence[Row],
+    splits: Mapping[str, Sequence[str]],
+    allow_unvintaged: bool = False,
+    scope: str = "all",
 ) -> StyleReport:
     table: Table = {}
     for row in observations:
         table.setdefault(str(row["series_id"]), []).append(row)
-    report = StyleReport("series", "all", rows=len(questions))
+    report = StyleReport("series", scope, rows=len(questions))
     report.check("ids_unique", "question_id unique", unique_ids(questions, "question_id"))
     report.check(
         "prompt_values_as_of_forecast_date",
@@ -44,7 +48,25 @@ def check_series(
         "forecast date < resolution date, in the split of the resolution month",
         _splits(questions, splits),
     )
+    report.check(
+        "unvintaged_only_when_allowed",
+        "a question on a series without release dates (its figures may be later revisions) is released "
+        "only with series.questions.allow_unvintaged, and says so in values_may_be_revised",
+        _unvintaged(questions, table, allow_unvintaged),
+    )
     return report
+
+
+def _unvintaged(questions: Sequence[Row], table: Table, allowed: bool) -> Checked:
+    for question in questions:
+        rows = table.get(str(question["series_id"]), [])
+        unvintaged = any(bool(row["revised_unknown"]) for row in rows)
+        problem = None
+        if unvintaged and not allowed:
+            problem = "its series has no release dates and series.questions.allow_unvintaged is false"
+        elif unvintaged and not question.get("values_may_be_revised"):
+            problem = "its series has no release dates but values_may_be_revised is not set"
+        yield str(question["question_id"]), problem
 
 
 def _as_of(rows: Sequence[Row], day: date) -> dict[date, tuple[float | None, date]]:

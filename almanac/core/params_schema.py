@@ -324,3 +324,18 @@ SCHEMA |= {
     "gdelt_download.backoff_initial_s": nonneg(),
     "gdelt_download.backoff_max_s": nonneg(),
 }
+SCHEMA |= {  # the series style (docs/series.md)
+    "series.ingest.inputs_dir": text(nonempty=True),
+    "series.ingest.lag_days": natural(),
+    "series.ingest.max_file_bytes": count(),
+    "series.questions.horizons_days": Rule("list", item=count(), low=1),
+    "series.questions.forecast_days": Rule("list", item=count(1, 28), low=1),
+    "series.questions.prompt_values": count(),
+    "series.questions.min_history": count(),
+    "series.questions.sigma_window": count(2),
+    "series.questions.sigma_relative_fallback": Rule("float", above=0),
+    "series.questions.allow_unvintaged": flag(),
+    "series.split.train_months": months(nonempty=True),
+    "series.split.validation_months": months(nonempty=True),
+    "series.split.test_months": months(nonempty=True),
+}

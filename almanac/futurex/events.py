@@ -36,6 +36,8 @@ from almanac.crossstyle.released_rows import futurex_row
 from almanac.foresight.date_parsing import parse_question_date
 from almanac.futurex.draws import relation_option
 from almanac.futurex.numbers import parse_quantity
+from almanac.futurex.schema import ORIGINS
+from almanac.futurex.series_events import from_series
 
 EVENTS_STAGE: Final = "futurex_events"
 
@@ -191,6 +193,7 @@ def collect_events(
     numeric_rows: Sequence[tuple[Row, str]],
     labels: Mapping[str, str],
     rules: CandidateRules | None = None,
+    series_rows: Sequence[Row] = (),
 ) -> tuple[list[dict[str, Any]], StageLedger]:
     """Every candidate event of the three origins, each origin one keep-or-reject step, then the
     cross-style step over all of them."""
@@ -219,6 +222,11 @@ def collect_events(
         ),
         ledger,
     )
+    kept += apply_step(  # numeric series questions (almanac.futurex.series_events)
+        series_rows,
+        Step(from_series, lambda row: row["question_id"], lambda row: f"series:{row['split']}"),
+        ledger,
+    )
     kept = apply_step(
         kept,
         Step(
@@ -231,7 +239,6 @@ def collect_events(
     )
     ledger.extra["cross_style_marked"] = sum(1 for event in kept if event.get(MARK_COLUMN))
     ledger.extra["events_by_origin"] = {
-        origin: sum(1 for row in kept if row["origin"] == origin)
-        for origin in ("openforesight", "mirai", "numeric")
+        origin: sum(1 for row in kept if row["origin"] == origin) for origin in ORIGINS
     }
     return kept, ledger

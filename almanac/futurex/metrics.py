@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from almanac.core.scoring import clipped_score as clipped_score  # equation 2, shared with the series style
+
 PARTIAL_CREDIT = 0.8  # equation 1's share for a partly right list
 
 
@@ -49,13 +51,6 @@ def ranking_score(gold: Sequence[str], predicted: Sequence[str], same: Callable[
         return 1.0
     overlap = sum(1 for y in gold if any(same(y, y_hat) for y_hat in predicted))
     return PARTIAL_CREDIT * overlap / k
-
-
-def clipped_score(truth: float, predicted: float, sigma: float) -> float:
-    """Equation 2; sigma is the outcome's scale (FutureX: its standard deviation over the past 7 days)."""
-    if sigma <= 0:
-        raise ValueError(f"sigma must be positive, got {sigma}")
-    return max(0.0, 1.0 - ((truth - predicted) / sigma) ** 2)
 
 
 def overall_score(level_means: Mapping[int, float | None], weights: Sequence[float]) -> float:

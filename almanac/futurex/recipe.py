@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from almanac.pipeline import events, finals, foresight, futuresim, futurex, mirai
+from almanac.pipeline import events, finals, foresight, futuresim, futurex, mirai, series
 from almanac.pipeline.recipe import Recipe, Step
 
 STEPS: Final = (
@@ -72,5 +72,6 @@ RECIPE: Final = Recipe(
         events.EVENT_SPLIT,  # OpenForecast train/validation: no candidate may repeat them
         mirai.RELATION_SPLIT,  # MIRAI queries and FutureSim questions: read by the cross-style check only
         futuresim.ANSWERABILITY,
+        series.QUESTIONS,  # numeric series questions (test split): Level-4 candidates with their sigma
     ),
 )

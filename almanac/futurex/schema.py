@@ -6,13 +6,13 @@ from typing import Any, Final
 
 import pyarrow as pa
 
-ORIGINS: Final = ("openforesight", "mirai", "numeric")
+ORIGINS: Final = ("openforesight", "mirai", "numeric", "series")
 LEVELS: Final = (1, 2, 3, 4)
 TIER_NAMES: Final = {1: "basic", 2: "wide_search", 3: "deep_search", 4: "super_agent"}
 
 _EVENT_FIELDS = [
     pa.field("event_id", pa.string(), nullable=False),  # content hash of (origin, source_id)
-    pa.field("origin", pa.string(), nullable=False),  # openforesight | mirai | numeric
+    pa.field("origin", pa.string(), nullable=False),  # openforesight | mirai | numeric | series
     pa.field("source_id", pa.string(), nullable=False),  # the question or query it was made from
     pa.field("question", pa.string(), nullable=False),
     pa.field("background", pa.string(), nullable=False),

@@ -17,8 +17,9 @@
   Level-3 judge (a person's surname, a name without "The").
 - Level 4 (super agent, high volatility): the numeric outcomes, with their unit and resolution source;
   ``sigma`` scales the clipped squared error. FutureX takes the outcome's standard deviation over the past
-  7 days; a news number has no such series, so sigma is ``level4_sigma_relative`` x |value|
-  (``sigma_source: relative``).
+  7 days. A numeric series question (origin ``series``) carries the series' own: the standard deviation of
+  its recent values (``sigma_source: series_recent_values``, almanac.futurex.series_events); a news number
+  has no such series, so its sigma is ``level4_sigma_relative`` x |value| (``sigma_source: relative``).
 """
 
 from __future__ import annotations
@@ -138,7 +139,12 @@ def multi_choice(
     return _row(event, 2, options=options)
 
 
-def numeric(event: Event, config: TierConfig) -> dict[str, Any]:
+def numeric(
+    event: Event, config: TierConfig, series_sigma: Mapping[str, tuple[float, str]] | None = None
+) -> dict[str, Any]:
+    from_series = (series_sigma or {}).get(str(event["source_id"])) if event["origin"] == "series" else None
+    if from_series is not None:
+        return _row(event, 4, volatility="high", sigma=from_series[0], sigma_source=from_series[1])
     sigma = config.level4_sigma_relative * max(abs(float(event["value"])), 1.0)
     return _row(event, 4, volatility="high", sigma=sigma, sigma_source="relative")
 
@@ -150,6 +156,7 @@ def build_tiers(
     relation_pool: Sequence[str],
     distractor_pool: Sequence[Event] = (),
     released_answers: Mapping[str, str] | None = None,
+    series_sigma: Mapping[str, tuple[float, str]] | None = None,
 ) -> tuple[list[dict[str, Any]], StageLedger]:
     """Each filtered event becomes one question of one tier (or a reject with its reason).
 
@@ -189,8 +196,8 @@ def build_tiers(
             return level1_or_open(event)
         if event["origin"] == "mirai":
             return multi_choice(event, earlier_relations(event), relation_pool, config, seed)
-        if event["origin"] == "numeric":
-            return numeric(event, config)
+        if event["origin"] in ("numeric", "series"):
+            return numeric(event, config, series_sigma)
         return Drop("unknown_origin", f"origin {event['origin']!r}")
 
     rows = apply_step(

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from almanac.pipeline import corpus, events, finals, foresight, futuresim, futurex, mirai
+from almanac.pipeline import corpus, events, finals, foresight, futuresim, futurex, mirai, series
 from almanac.pipeline.declare import Stage
 
-PARTS: Final = (corpus, foresight, futuresim, events, mirai, futurex, finals)
+PARTS: Final = (corpus, foresight, futuresim, events, mirai, futurex, finals, series)
 STAGES: Final[tuple[Stage, ...]] = tuple(stage for part in PARTS for stage in part.STAGES)
 BY_NAME: Final[dict[str, Stage]] = {stage.name: stage for stage in STAGES}
 if len(BY_NAME) != len(STAGES):

@@ -94,6 +94,7 @@ CHECK_FUTUREX: Final = _check(
         "data/foresight/qgen",
         "data/foresight/validate",
         QUADS,
+        "data/series/splits",  # Level-4 rows from series questions
     ),
     ("months", "foresight.split", "futurex"),
 )

@@ -20,6 +20,7 @@ EVENTS: Final = Stage(
         "data/foresight/validate",
         p.gdelt_quads().as_posix(),
         p.event_splits_dir().as_posix(),  # OpenForecast train/validation: a candidate may not repeat them
+        "data/series/splits",  # Level 4 also from the numeric series questions of the series test split
     ),
     params=("months", "foresight.split", "check.cross_style", "futurex.seed", "futurex.events"),
     writes=(p.futurex_events(), p.futurex_events_rejects(), p.metrics_path("futurex_events")),
@@ -38,6 +39,7 @@ TIERS: Final = Stage(
     reads=(
         p.futurex_filtered().as_posix(),
         SPLITS,  # released answers: no Level-1 option may be one
+        "data/series/splits",  # the series questions' sigma (Level 4)
         "data/foresight/qgen",  # generated, unreleased candidates: the Level-1 distractor pool
         p.metrics_path(EVENTS.name).as_posix(),
         p.metrics_path(FILTER.name).as_posix(),

@@ -27,6 +27,8 @@ def cited_articles(
     style: str, tables: Mapping[TableKey, pa.Table], months: Sequence[str], urls_only: bool
 ) -> pa.Table | None:
     """The cited articles of ``tables``, sorted by their key; None when the style cites none that exist."""
+    if style == "series":  # questions from data series cite no article
+        return None
     con = duckdb.connect()
     if style == "openforesight":
         table = _foresight(con, tables, months)

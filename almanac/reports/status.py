@@ -23,12 +23,14 @@ from almanac.mirai.steps import RECIPE as MIRAI
 from almanac.pipeline.corpus import CCNEWS_INGEST, DEDUP
 from almanac.pipeline.declare import Stage
 from almanac.reports.styles import SPLIT_ORDER, STYLES, DatasetStyle, split_files
+from almanac.series.recipe import RECIPE as SERIES
 
 # Each style's stages, from its recipe (the declarations in order): the corpus stages, its steps, its reports.
 STYLE_STAGES: dict[str, tuple[Stage, ...]] = {
     recipe.style: (CCNEWS_INGEST, DEDUP, *recipe.declarations())
     for recipe in (OPENFORESIGHT, OPENFORECAST, MIRAI)
 }
+STYLE_STAGES["series"] = SERIES.declarations()  # its own series files, no news corpus
 
 
 @dataclass(frozen=True)

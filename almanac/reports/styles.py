@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from almanac.core.layout import event_splits_dir, foresight_splits_dir, mirai_queries_dir
+from almanac.core.layout import series_paths as sp
 
 Layout = Literal["split/month", "split/config", "month"]
 
@@ -66,6 +67,14 @@ STYLES: dict[str, DatasetStyle] = {
             mirai_queries_dir().as_posix(),
             "month",
             "query_id",
+        ),
+        DatasetStyle(
+            "series",
+            "Almanac data-series forecasting questions",
+            sp.series_splits_dir().as_posix(),
+            "split/month",
+            "question_id",
+            month_column="resolution_date",  # its own months (series.split), not the news months
         ),
     )
 }

@@ -22,11 +22,13 @@ from almanac.events.schema import FIELD_ROLES as OPENFORECAST_ROLES
 from almanac.foresight.schema import FIELD_ROLES as OPENFORESIGHT_ROLES
 from almanac.mirai.relation_split import FIELD_ROLES as MIRAI_ROLES
 from almanac.reports.styles import get_style
+from almanac.series.release import FIELD_ROLES as SERIES_ROLES
 
 FIELD_ROLES: dict[str, dict[str, Role]] = {
     "openforesight": OPENFORESIGHT_ROLES,
     "openforecast": OPENFORECAST_ROLES,
     "mirai": MIRAI_ROLES,
+    "series": SERIES_ROLES,
 }
 
 

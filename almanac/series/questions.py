@@ -157,6 +157,8 @@ def _question(
         "resolution_known_date": outcome.known_date,
         "sigma": sigma,
         "sigma_source": sigma_source,
+        # no release dates: every figure may be a later revision (only with allow_unvintaged)
+        "values_may_be_revised": any(bool(row["revised_unknown"]) for row in rows),
         "split": split,
     }
 

@@ -15,18 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from almanac.core.scoring import clipped_score
+
 Row = Mapping[str, Any]
 BASELINES = ("no_change", "last_trend", "chance")
 
 
 def brier(probability: float, happened: bool) -> float:
     return (probability - (1.0 if happened else 0.0)) ** 2
-
-
-def clipped_squared_error_score(truth: float, predicted: float, sigma: float) -> float:
-    if sigma <= 0:
-        raise ValueError(f"sigma must be positive, got {sigma}")
-    return max(0.0, 1.0 - ((truth - predicted) / sigma) ** 2)
 
 
 def baseline_forecast(question: Row, baseline: str) -> float | None:
@@ -59,9 +55,7 @@ def _periods_ahead(question: Row) -> float:
 def score_question(question: Row, forecast: float) -> float:
     if question["kind"] == "binary":
         return brier(forecast, question["answer"] == "yes")
-    return clipped_squared_error_score(
-        float(question["resolution_value"]), forecast, float(question["sigma"])
-    )
+    return clipped_score(float(question["resolution_value"]), forecast, float(question["sigma"]))
 
 
 def baseline_scores(questions: Sequence[Row]) -> dict[str, dict[str, Any]]:

@@ -258,4 +258,5 @@ def raw_inputs(params: Mapping[str, Any], month: str) -> dict[str, tuple[Path, .
         "gdelt_articles": paths(
             *(articles.get("page_archives") or []), str(articles.get("flagged_words") or FLAGGED_WORDS)
         ),
+        "series_ingest": paths(str((section("series").get("ingest") or {}).get("inputs_dir", ""))),
     }
