@@ -27,6 +27,10 @@ def cited_articles(
     style: str, tables: Mapping[TableKey, pa.Table], months: Sequence[str], urls_only: bool
 ) -> pa.Table | None:
     """The cited articles of ``tables``, sorted by their key; None when the style cites none that exist."""
+    if style in ("futuresim", "futurex"):
+        # FutureSim ships its whole date-gated corpus in day folders instead (almanac.reports.release_extras);
+        # FutureX rows name the page their answer is read from (`resolution_source`).
+        return None
     con = duckdb.connect()
     if style == "openforesight":
         table = _foresight(con, tables, months)
