@@ -62,7 +62,9 @@ def front_matter(inputs: CardInputs) -> dict[str, Any]:
         if index == 0 and "default" not in configs:
             entry["default"] = True
         config_list.append(entry)
-    dataset_rows = sum(count for key, count in inputs.row_counts.items() if key.config not in MATERIAL_CONFIGS)
+    dataset_rows = sum(
+        count for key, count in inputs.row_counts.items() if key.config not in MATERIAL_CONFIGS
+    )
     return {
         "pretty_name": f"{inputs.style.pretty_name} ({inputs.scope_label})",
         "license": inputs.license,

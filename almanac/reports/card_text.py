@@ -276,7 +276,8 @@ CARD_TEXTS: dict[str, CardText] = {
     ),
     "futuresim": CardText(
         summary="Free-form forecasting questions re-dated to the day their answer became inferable, with the "
-        "date-gated news corpus, chunk table, search index and retrieval contexts a FutureSim-style replay reads.",
+        "date-gated news corpus, chunk table, search index and retrieval contexts a FutureSim-style "
+        "replay reads.",
         motivation="FutureSim replays the news day by day: an agent reads only what was published up to the "
         "current day and forecasts open questions. That needs questions whose resolution date is the first "
         "day their answer could be known, and a corpus and search that no agent can read past a day.",
@@ -323,8 +324,8 @@ CARD_TEXTS: dict[str, CardText] = {
         ),
     ),
     "futurex": CardText(
-        summary="Forecasting questions in FutureX's four tiers (single choice, multi choice, open names, open "
-        "numbers) with the paper's scoring configuration.",
+        summary="Forecasting questions in FutureX's four tiers (single choice, multi choice, open names, "
+        "open numbers) with the paper's scoring configuration.",
         motivation="FutureX scores forecasting agents on live questions of graded difficulty; these tiers "
         "rebuild its question forms from news and GDELT events after a cut-off, scored the paper's way.",
         collection="Candidate events come from released OpenForesight questions, MIRAI GDELT day-pairs and "
@@ -342,7 +343,10 @@ CARD_TEXTS: dict[str, CardText] = {
         params_sections=("futurex",),
         stages=("foresight_split", "relation_split", "futurex_events", "futurex_filter", "futurex_tiers"),
         fields=(
-            ("question_id / level / tier", "stable id; tier 1-4 (basic, wide_search, deep_search, super_agent)"),
+            (
+                "question_id / level / tier",
+                "stable id; tier 1-4 (basic, wide_search, deep_search, super_agent)",
+            ),
             ("question / background / options / unit", "what the forecaster is shown"),
             ("information_cutoff", "the last day whose information a forecaster may use"),
             ("answers / aliases / value", "the outcome (Level 2: every correct option; Level 4: a number)"),

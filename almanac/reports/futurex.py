@@ -30,7 +30,12 @@ def build_report(scope: ReportScope) -> Report:
     stats = read_json(path) if path.is_file() else {}
     metrics: dict[str, Any] = {"questions": sum(counts.values()), "by_level": counts, "by_origin": by_level}
     tier_rows = tuple(
-        (level, TIER_NAMES[index + 1], counts[level], ", ".join(f"{o} {n}" for o, n in by_level.get(level, {}).items()))
+        (
+            level,
+            TIER_NAMES[index + 1],
+            counts[level],
+            ", ".join(f"{o} {n}" for o, n in by_level.get(level, {}).items()),
+        )
         for index, level in enumerate(levels)
     )
     funnel = tuple((row["step"], row["in"], row["out"]) for row in stats.get("funnel", []))

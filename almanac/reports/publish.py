@@ -2,10 +2,10 @@
 
 The folder holds the data (one Parquet file per config and split), the cited articles (full text or
 URLs only), what a style's tools read beside it (FutureSim's day-folder corpus, chunks, index and
-retrieval contexts; FutureX's scoring configuration: ``almanac.reports.release_extras``), the statistics with their figures, the dataset card, the params and ``dvc.lock`` entries
-that produced it, and a manifest with a SHA-256 checksum of every file. It is written to a staging
-folder beside the target and swapped in whole (never over a folder it did not create, see
-``almanac.reports.release_folder``), and the same inputs give the same bytes (no timestamps anywhere).
+retrieval contexts; FutureX's scoring configuration: ``almanac.reports.release_extras``), the
+statistics with their figures, the dataset card, the params and ``dvc.lock`` entries that produced it,
+and a manifest with a SHA-256 checksum of every file. It is written to a staging folder beside the
+target and swapped in whole (never over a folder it did not create, see ``almanac.reports.release_folder``), and the same inputs give the same bytes (no timestamps anywhere).
 Every published field carries its role (what a forecaster sees, ``almanac.reports.visibility``).
 """
 

@@ -91,7 +91,9 @@ def release_extras(
 def _futuresim(
     scope: ReportScope, tables: Mapping[TableKey, pa.Table], urls_only: bool, root: Path
 ) -> ReleaseExtras:
-    cutoff_months = int(((scope.params.get("futuresim") or {}).get("retrieval") or {}).get("cutoff_months", 1))
+    cutoff_months = int(
+        ((scope.params.get("futuresim") or {}).get("retrieval") or {}).get("cutoff_months", 1)
+    )
     questions = [row for table in tables.values() for row in table.to_pylist()]
     chunk_files = [root / futuresim_chunks(month) for month in scope.months]
     chunks = [pq.read_table(path) for path in chunk_files if path.is_file()]
@@ -112,9 +114,9 @@ def _futuresim(
     manifest_path = root / futuresim_index_dir() / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
     notes = [
-        f"`articles/YYYY/MM/DD/articles.jsonl`: {articles} articles of {', '.join(scope.months)} in one folder "
-        "per day each article became available (its last possible publish day), one JSON object per line; "
-        "an agent replaying day D may read the folders up to D only."
+        f"`articles/YYYY/MM/DD/articles.jsonl`: {articles} articles of {', '.join(scope.months)} in one "
+        "folder per day each article became available (its last possible publish day), one JSON object "
+        "per line; an agent replaying day D may read the folders up to D only."
         + (" Full text was omitted (`--urls-only`)." if urls_only else ""),
         f"`data/chunks/`: the {sum(t.num_rows for t in chunks)} chunks of those articles "
         f"({manifest.get('chunk_tokens', '?')} tokens each at most, tokenizer "
