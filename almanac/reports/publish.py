@@ -5,7 +5,8 @@ URLs only), what a style's tools read beside it (FutureSim's day-folder corpus, 
 retrieval contexts; FutureX's scoring configuration: ``almanac.reports.release_extras``), the
 statistics with their figures, the dataset card, the params and ``dvc.lock`` entries that produced it,
 and a manifest with a SHA-256 checksum of every file. It is written to a staging folder beside the
-target and swapped in whole (never over a folder it did not create, see ``almanac.reports.release_folder``), and the same inputs give the same bytes (no timestamps anywhere).
+target and swapped in whole (never over a folder it did not create, see
+``almanac.reports.release_folder``), and the same inputs give the same bytes (no timestamps anywhere).
 Every published field carries its role (what a forecaster sees, ``almanac.reports.visibility``).
 """
 
