@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from almanac.core.field_roles import Role
 from almanac.core.schemas import TIMESTAMP
-from almanac.foresight.schema import FIELD_ROLES as OPENFORESIGHT_ROLES
 
 CHUNK_SCHEMA = pa.schema(
     [
@@ -45,13 +43,3 @@ RETRIEVAL_SCHEMA = pa.schema(
         pa.field("retrieval_backend", pa.string(), nullable=False),
     ]
 )
-
-# What a forecaster sees of a FutureSim question: an OpenForesight question's roles, plus the repair's
-# columns. The original resolution date and how far the repair moved it both date the outcome.
-FIELD_ROLES: dict[str, Role] = {
-    **OPENFORESIGHT_ROLES,
-    "resolution_date_original": "answer",
-    "repair_moves": "answer",
-    "repair_model": "provenance",
-    "answerability_model": "provenance",
-}

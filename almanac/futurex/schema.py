@@ -6,8 +6,6 @@ from typing import Any, Final
 
 import pyarrow as pa
 
-from almanac.core.field_roles import Role
-
 ORIGINS: Final = ("openforesight", "mirai", "numeric")
 LEVELS: Final = (1, 2, 3, 4)
 TIER_NAMES: Final = {1: "basic", 2: "wide_search", 3: "deep_search", 4: "super_agent"}
@@ -66,35 +64,3 @@ def events_table(rows: list[dict[str, Any]]) -> pa.Table:
 
 def tier_table(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(sorted(rows, key=lambda row: row["question_id"]), schema=TIER_SCHEMA)
-
-
-# What a forecaster sees of a tier question (undeclared columns are provenance). The options and the unit
-# are part of the question; sigma is a share of the answer (or its recent variation), so it is answer
-# material, as are the distractors' sources (they single out the gold option).
-FIELD_ROLES: dict[str, Role] = {
-    "question": "prompt",
-    "background": "prompt",
-    "options": "prompt",
-    "unit": "prompt",
-    "information_cutoff": "prompt",
-    "answers": "answer",
-    "aliases": "answer",
-    "value": "answer",
-    "answer_type": "answer",
-    "answer_class": "answer",
-    "resolution_date": "answer",
-    "sigma": "answer",
-    "distractor_sources": "answer",
-    "question_id": "provenance",
-    "level": "provenance",
-    "tier": "provenance",
-    "event_id": "provenance",
-    "origin": "provenance",
-    "source_id": "provenance",
-    "news_source": "provenance",
-    "source_day": "provenance",
-    "resolution_source": "provenance",
-    "volatility": "provenance",
-    "sigma_source": "provenance",
-    "cross_style_duplicate": "provenance",
-}
