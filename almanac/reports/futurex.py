@@ -41,7 +41,7 @@ def build_report(scope: ReportScope) -> Report:
     funnel = tuple((row["step"], row["in"], row["out"]) for row in stats.get("funnel", []))
     judges = stats.get("judge_roles", [])
     authors = role_authors(scope.params, ("generator", *judges), {})
-    origins = sorted({origin for found in by_level.values() for origin in found})
+    origin_names = sorted({origin for counted in by_level.values() for origin in counted})
     return Report(
         style="futurex",
         months=() if scope.whole else scope.months,
@@ -67,7 +67,7 @@ def build_report(scope: ReportScope) -> Report:
         notes=(
             "Tier questions are made from OpenForesight questions (Levels 1 and 3), MIRAI GDELT day-pairs "
             "(Level 2, templated) and numeric answers the OpenForesight filters set aside (Level 4); "
-            f"origins in this release: {', '.join(origins) or 'none'}.",
+            f"origins in this release: {', '.join(origin_names) or 'none'}.",
             "The funnel counts run once over every month of the build (`reports/futurex_stats.json`)."
             if stats
             else "No funnel counts: the `futurex_stats` stage has not run.",

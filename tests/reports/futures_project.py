@@ -37,7 +37,7 @@ ARTICLES = {
 }
 
 
-def _write_corpus(root: Path) -> int:
+def _write_corpus(root: Path) -> None:
     chunks_total = []
     for month, articles in ARTICLES.items():
         exported, chunks = export_articles(articles, CorpusConfig(512), StageLedger("futuresim_corpus"))
@@ -67,7 +67,6 @@ def _write_corpus(root: Path) -> int:
         root / "data/futuresim/index",
         IndexManifest(BACKEND, "almanac-words-v1", 512, every.num_rows, tuple(MONTHS)),
     )
-    return every.num_rows
 
 
 def _futuresim_questions(root: Path) -> None:
@@ -91,7 +90,9 @@ def _futuresim_questions(root: Path) -> None:
 
 
 def _retrieval(root: Path, chunks: pa.Table) -> None:
-    def hit(question: str, split: str, resolution: date, cutoff: date, rank: int, article_id: str) -> dict:
+    def hit(
+        question: str, split: str, resolution: date, cutoff: date, rank: int, article_id: str
+    ) -> dict[str, Any]:
         chunk = chunks.filter(pc.equal(chunks["article_id"], article_id)).to_pylist()[0]
         return {
             "question_id": question,
