@@ -199,11 +199,17 @@ def _visibility(inputs: CardInputs) -> str:
         )
         for role in ROLES
     ]
+    scan = (
+        # FutureSim's checker covers the repair; the question text is OpenForesight's, checked there.
+        "its prompt fields are the released OpenForesight question's, unchanged by the date repair, and "
+        "`almanac check openforesight` scans them for the answer"
+        if inputs.style.name == "futuresim"
+        else "`almanac check` scans the prompt fields for the answer"
+    )
     text = (
         "### Fields a forecaster sees\n\nOnly the `prompt` fields may be shown to a forecaster; the "
         "others are answer or provenance. Each Parquet field carries its role in its metadata (`role`), "
-        "and `almanac check` scans the prompt fields for the answer.\n\n"
-        + markdown_table(["Role", "Meaning", "Fields"], rows)
+        f"and {scan}.\n\n" + markdown_table(["Role", "Meaning", "Fields"], rows)
     )
     if inputs.style.name == "openforesight":
         text += (
