@@ -21,7 +21,7 @@ from almanac import cli_evaluate, cli_month
 
 # The names of almanac.reports.styles.STYLES, sorted, for the help text: that module imports pyarrow.
 # tests/test_cli_startup.py checks the two agree.
-STYLE_NAMES = ("mirai", "openforecast", "openforesight", "series")
+STYLE_NAMES = ("futuresim", "futurex", "mirai", "openforecast", "openforesight", "series")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

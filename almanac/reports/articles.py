@@ -27,7 +27,10 @@ def cited_articles(
     style: str, tables: Mapping[TableKey, pa.Table], months: Sequence[str], urls_only: bool
 ) -> pa.Table | None:
     """The cited articles of ``tables``, sorted by their key; None when the style cites none that exist."""
-    if style == "series":  # questions from data series cite no article
+    if style in ("futuresim", "futurex", "series"):
+        # FutureSim ships its whole date-gated corpus in day folders instead (almanac.reports.release_extras);
+        # FutureX rows name the page their answer is read from (`resolution_source`); series questions are
+        # built from data series and cite no article.
         return None
     con = duckdb.connect()
     if style == "openforesight":

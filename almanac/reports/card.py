@@ -17,6 +17,7 @@ from almanac.llm.prompts import load_prompt
 from almanac.reports.authorship import OFFLINE, UNKNOWN, RoleAuthor, role_authors
 from almanac.reports.card_text import CARD_TEXTS, CardText
 from almanac.reports.model import Report
+from almanac.reports.release_extras import MATERIAL_CONFIGS
 from almanac.reports.styles import DatasetStyle, TableKey
 from almanac.reports.visibility import ROLES, fields_with_role
 from almanac.reports.write import tables_markdown
@@ -37,6 +38,7 @@ class CardInputs:
     commit: str  # git commit of the repository that built the data ("" when unknown)
     license: str
     maintainers: str
+    release_notes: Sequence[str] = ()  # what the release ships beside its tables, read from the build
 
 
 def size_category(rows: int) -> str:
@@ -50,14 +52,19 @@ def front_matter(inputs: CardInputs) -> dict[str, Any]:
     text = CARD_TEXTS[inputs.style.name]
     configs: dict[str, list[dict[str, str]]] = {}
     for key, path in inputs.data_files.items():
-        configs.setdefault(key.config, []).append({"split": key.split, "path": path})
+        # The Hub reads every config of a card with one builder: Parquet. Other files (FutureSim's JSON
+        # lines corpus) are loaded with their own builder, as the Distribution section shows.
+        if path.endswith(".parquet"):
+            configs.setdefault(key.config, []).append({"split": key.split, "path": path})
     config_list: list[dict[str, Any]] = []
     for index, (name, files) in enumerate(configs.items()):
         entry: dict[str, Any] = {"config_name": name, "data_files": files}
         if index == 0 and "default" not in configs:
             entry["default"] = True
         config_list.append(entry)
-    dataset_rows = sum(count for key, count in inputs.row_counts.items() if key.config != "articles")
+    dataset_rows = sum(
+        count for key, count in inputs.row_counts.items() if key.config not in MATERIAL_CONFIGS
+    )
     return {
         "pretty_name": f"{inputs.style.pretty_name} ({inputs.scope_label})",
         "license": inputs.license,
@@ -155,8 +162,14 @@ def _composition(inputs: CardInputs, text: CardText) -> str:
     return (
         f"Months covered: {months}. Each record has a stable content-hash id (`{inputs.style.id_column}`), "
         f"so records can be compared across releases.\n\n{fields}\n\n{_visibility(inputs)}"
-        f"{_split_rules(text)}"
+        f"{_split_rules(text)}{_release_notes(inputs)}"
     )
+
+
+def _release_notes(inputs: CardInputs) -> str:
+    if not inputs.release_notes:
+        return ""
+    return "\n\n### What else this release holds\n\n" + "\n".join(f"- {n}" for n in inputs.release_notes)
 
 
 def _split_rules(text: CardText) -> str:
@@ -186,11 +199,17 @@ def _visibility(inputs: CardInputs) -> str:
         )
         for role in ROLES
     ]
+    scan = (
+        # FutureSim's checker covers the repair; the question text is OpenForesight's, checked there.
+        "its prompt fields are the released OpenForesight question's, unchanged by the date repair, and "
+        "`almanac check openforesight` scans them for the answer"
+        if inputs.style.name == "futuresim"
+        else "`almanac check` scans the prompt fields for the answer"
+    )
     text = (
         "### Fields a forecaster sees\n\nOnly the `prompt` fields may be shown to a forecaster; the "
         "others are answer or provenance. Each Parquet field carries its role in its metadata (`role`), "
-        "and `almanac check` scans the prompt fields for the answer.\n\n"
-        + markdown_table(["Role", "Meaning", "Fields"], rows)
+        f"and {scan}.\n\n" + markdown_table(["Role", "Meaning", "Fields"], rows)
     )
     if inputs.style.name == "openforesight":
         text += (
@@ -261,9 +280,15 @@ def _distribution(inputs: CardInputs, text: CardText) -> str:
         else "Article tables carry the full extracted text."
     )
     first = next(iter(inputs.data_files.items()), None)
+    others = [(key, path) for key, path in inputs.data_files.items() if path.endswith(".jsonl")]
     load = (
         "```python\nfrom datasets import load_dataset\n\n"
-        f'ds = load_dataset("parquet", data_files={{"{first[0].split}": "{first[1]}"}})\n```'
+        f'ds = load_dataset("parquet", data_files={{"{first[0].split}": "{first[1]}"}})\n'
+        + "".join(
+            f'{key.config} = load_dataset("json", data_files={{"{key.split}": "{path}"}})\n'
+            for key, path in others
+        )
+        + "```"
         if first
         else ""
     )

@@ -6,32 +6,11 @@ card is rendered; only the prose lives here, so a reviewer can read and correct 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from almanac.reports.card_model import NEWS_STAGES as _NEWS_STAGES
+from almanac.reports.card_model import CardText as CardText
+from almanac.reports.card_text_replay import DATA_AND_REPLAY_CARD_TEXTS
 
-
-@dataclass(frozen=True)
-class CardText:
-    summary: str
-    motivation: str
-    collection: str
-    uses: str
-    out_of_scope: str
-    license_note: str
-    task_categories: tuple[str, ...]
-    source_datasets: tuple[str, ...]
-    roles: tuple[str, ...]  # LLM roles (params llm.roles) the style calls
-    prompts: tuple[str, ...]  # prompt files (prompts/<name>.md) the style renders
-    params_sections: tuple[str, ...]  # params.yaml sections (dotted for sub-sections) that shape the data
-    stages: tuple[str, ...]  # dvc.yaml stages that produce the style (foreach stages by base name)
-    fields: tuple[tuple[str, str], ...]  # (column, meaning) of the main records
-    # How rows are split and dated so that none carries information from after its cut-off; every rule
-    # is an invariant of `almanac check`, which a release must pass.
-    split_rules: tuple[str, ...] = ()
-
-
-_NEWS_STAGES = ("ccnews_ingest", "dedup")
-
-# The FutureX-style tiers (issue 19) are built from the OpenForesight questions and the GDELT day-pairs.
+# The FutureX-style tiers (issue 19) are built from OpenForesight questions, GDELT day-pairs and series.
 FUTUREX_NOTE = (
     " The released questions also feed a FutureX-style set in four tiers (`data/futurex/tiers/`: single "
     "choice among fewer than 4 options, multi-choice relations between two countries, open-ended names, "
@@ -274,55 +253,5 @@ CARD_TEXTS: dict[str, CardText] = {
             "`relaxed` the day-pair meets both thresholds as a whole.",
         ),
     ),
-    "series": CardText(
-        summary="Forecasting questions that resolve themselves from published data series: will a series "
-        "be higher on a date than its latest figure, and what will its first figure on or after that date "
-        "be, at fixed horizons (ForecastBench-like).",
-        motivation="Much of what forecasters are asked (inflation, prices, rates, counts) resolves from "
-        "published data without any model in the loop. Questions built from templates at fixed horizons "
-        "and resolved from the series give many leak-checkable questions and a FutureX-style numeric score "
-        "whose sigma is the series' own recent variation.",
-        collection="Series files (FRED/ALFRED and DBnomics API responses, CSV exports, OHLC price tables, "
-        "or wide tables such as statsmodels' macro data) are listed in a manifest and read into one table "
-        "in which every value is dated by the day it became known: an ALFRED vintage's real-time start, a "
-        "market close, a release-date column, or, when the source gives none, the period's end plus "
-        "`series.ingest.lag_days` (such rows are flagged: the value may be a later revision). At each "
-        "forecast date (`series.questions.forecast_days` of every month) and horizon, a binary and a "
-        "numeric question are written from templates and resolved from the first figure published on or "
-        "after the resolution date.",
-        uses="Evaluating numeric and binary forecasting of economic and market series with the Brier score "
-        "and FutureX's clipped squared-error score, against the no-change and last-trend baselines in the "
-        "statistics below.",
-        out_of_scope="Series without release dates (the bundled 1959-2009 macro data) carry today's revised "
-        "values: their prompts may hold information published after the forecast date, so they serve to "
-        "test the pipeline, not to rank forecasters; use vintaged series (ALFRED) for that.",
-        license_note="The bundled macro data is public domain (FRED, BLS, as shipped by statsmodels); "
-        "other series carry their providers' terms.",
-        task_categories=("time-series-forecasting", "question-answering"),
-        source_datasets=("FRED / BLS US macroeconomic data (statsmodels macrodata)",),
-        roles=(),
-        prompts=(),
-        params_sections=("series.ingest", "series.questions", "series.split"),
-        stages=("series_ingest", "series_questions"),
-        fields=(
-            ("question_id", "stable content-hash id of the question"),
-            ("kind / question", "binary (higher than the latest figure?) or numeric (the figure), as asked"),
-            ("series_id / provider / title / unit / frequency", "the series the question is about"),
-            ("forecast_date / resolution_date / horizon_days", "when it is asked and when it resolves"),
-            ("prompt_values", "the last figures known on the forecast date, each as it stood that day"),
-            ("baseline_period / baseline_value", "the latest figure published by the forecast date"),
-            ("answer / resolution_value / resolution_period / resolution_known_date", "the resolving figure"),
-            ("sigma / sigma_source", "FutureX's sigma (numeric): recent_values or a flagged fallback"),
-            ("values_may_be_revised", "the series has no release dates; its figures may be later revisions"),
-        ),
-        split_rules=(
-            "A question is in the split of its resolution month (`series.split`).",
-            "Every figure in a prompt was published on or before the forecast date and is the figure that "
-            "stood on that day (a later revision of an old period is never shown).",
-            "Every answer is the first figure published on or after the resolution date, reproducible from "
-            "the observations table.",
-            "Series without release dates are released only with `series.questions.allow_unvintaged`, "
-            "every such row flagged `values_may_be_revised`.",
-        ),
-    ),
+    **DATA_AND_REPLAY_CARD_TEXTS,
 }

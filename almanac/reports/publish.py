@@ -1,9 +1,11 @@
 """``almanac publish``: a self-contained release folder per style and month (or all months).
 
 The folder holds the data (one Parquet file per config and split), the cited articles (full text or
-URLs only), the statistics with their figures, the dataset card, the params and ``dvc.lock`` entries
-that produced it, and a manifest with a SHA-256 checksum of every file. It is written to a staging
-folder beside the target and swapped in whole (never over a folder it did not create, see
+URLs only), what a style's tools read beside it (FutureSim's day-folder corpus, chunks, index and
+retrieval contexts; FutureX's scoring configuration: ``almanac.reports.release_extras``), the
+statistics with their figures, the dataset card, the params and ``dvc.lock`` entries that produced it,
+and a manifest with a SHA-256 checksum of every file. It is written to a staging folder beside the
+target and swapped in whole (never over a folder it did not create, see
 ``almanac.reports.release_folder``), and the same inputs give the same bytes (no timestamps anywhere).
 Every published field carries its role (what a forecaster sees, ``almanac.reports.visibility``).
 """
@@ -28,6 +30,7 @@ from almanac.reports.articles import cited_articles
 from almanac.reports.card import CardInputs, render_card
 from almanac.reports.card_text import CARD_TEXTS
 from almanac.reports.model import Report
+from almanac.reports.release_extras import release_extras
 from almanac.reports.release_folder import (
     check_replaceable,
     checked_target,
@@ -100,8 +103,12 @@ def publish(
     all_tables = released_tables(style, tables)
     if articles is not None:
         all_tables[ARTICLES] = released_articles(style, articles)
+    extras = release_extras(style, scope, tables, omit_text)  # FutureSim's corpus, FutureX's scoring
+    all_tables.update(extras.tables)
     with staging_folder(target) as staging:
         data_files = _write_tables(all_tables, staging)
+        extras.write(staging)
+        data_files.update({key: path for key, (path, _) in extras.files.items()})
         steps.update()
         write_report(report, staging / "report")
         figures = [
@@ -118,12 +125,16 @@ def publish(
             report=report,
             params=params,
             data_files=data_files,
-            row_counts={key: table.num_rows for key, table in all_tables.items()},
+            row_counts={
+                **{key: table.num_rows for key, table in all_tables.items()},
+                **{key: rows for key, (_, rows) in extras.files.items()},
+            },
             figures=figures,
             urls_only=omit_text,
             commit=commit,
             license=config.licenses.get(style.name, "other"),
             maintainers=config.maintainers,
+            release_notes=extras.notes,
         )
         write_text(render_card(card), staging / "README.md")
         write_marker(staging, style.name, scope.label)
@@ -213,7 +224,8 @@ def manifest(
     folder: Path, style: DatasetStyle, scope: ReportScope, commit: str, urls_only: bool
 ) -> dict[str, Any]:
     files = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json"):
+    top = folder / "manifest.json"  # the manifest itself; an index's own manifest.json is listed
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and p != top):
         relative = path.relative_to(folder).as_posix()
         entry: dict[str, Any] = {"path": relative, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
         if path.suffix == ".parquet":

@@ -15,20 +15,26 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from almanac.core.layout import report_dir
+from almanac.core.layout import report_dir, stats_report
 from almanac.core.markdown import markdown_table
 from almanac.events.recipe import RECIPE as OPENFORECAST
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
+from almanac.futuresim.recipe import RECIPE as FUTURESIM
+from almanac.futurex.recipe import RECIPE as FUTUREX
 from almanac.mirai.steps import RECIPE as MIRAI
 from almanac.pipeline.corpus import CCNEWS_INGEST, DEDUP
 from almanac.pipeline.declare import Stage
-from almanac.reports.styles import SPLIT_ORDER, STYLES, DatasetStyle, split_files
+from almanac.reports.styles import SPLIT_ORDER, STYLES, DatasetStyle, read_parquet_file, split_files
 from almanac.series.recipe import RECIPE as SERIES
 
 # Each style's stages, from its recipe (the declarations in order): the corpus stages, its steps, its reports.
 STYLE_STAGES: dict[str, tuple[Stage, ...]] = {
     recipe.style: (CCNEWS_INGEST, DEDUP, *recipe.declarations())
-    for recipe in (OPENFORESIGHT, OPENFORECAST, MIRAI)
+    for recipe in (OPENFORESIGHT, OPENFORECAST, MIRAI, FUTURESIM, FUTUREX)
+}
+# Styles reported once over the whole build (no per-month report stage): the report stage's metrics file.
+WHOLE_BUILD_REPORTS: dict[str, tuple[str, ...]] = {
+    recipe.style: tuple(stage.name for stage in recipe.report_stages) for recipe in (FUTURESIM, FUTUREX)
 }
 STYLE_STAGES["series"] = SERIES.declarations()  # its own series files, no news corpus
 
@@ -76,14 +82,23 @@ def month_status(
                     locked=sum(name in locked for name in expected),
                     expected=len(expected),
                     changed=tuple(sorted(name for name in expected if changed and name in changed)),
-                    report=(repo / report_dir(style.name, month) / "metrics.json").is_file(),
+                    report=_has_report(repo, style.name, month),
                 )
             )
     return rows
 
 
+def _has_report(repo: Path, style: str, month: str) -> bool:
+    if style in WHOLE_BUILD_REPORTS:  # one report over every month (reports/<stage>.json)
+        return all((repo / stats_report(stage, ".json")).is_file() for stage in WHOLE_BUILD_REPORTS[style])
+    return (repo / report_dir(style, month) / "metrics.json").is_file()
+
+
 def released_rows(style: DatasetStyle, repo: Path = Path(".")) -> dict[str, dict[str, int]]:
-    """split -> month the row belongs to -> released rows, over every file of the style (every month)."""
+    """split -> month the row belongs to -> released rows, over every file of the style (every month).
+
+    A style whose configs share one split (FutureX's tiers, all test) is counted per config instead.
+    """
     import fsspec
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -91,15 +106,14 @@ def released_rows(style: DatasetStyle, repo: Path = Path(".")) -> dict[str, dict
     fs = fsspec.filesystem("dir", path=str(repo.resolve()), fs=fsspec.filesystem("file"))
     counts: dict[str, dict[str, int]] = {}
     for key, paths in split_files(style, None, fs).items():
-        by_month = counts.setdefault(key.split, {})
+        by_month = counts.setdefault(key.config if style.layout == "config" else key.split, {})
         for path in paths:
-            with fs.open(path, "rb") as handle:
-                parquet = pq.ParquetFile(handle)
-                if style.month_column is None:  # the file is the month: its name
-                    month = PurePosixPath(path).stem
-                    by_month[month] = by_month.get(month, 0) + parquet.metadata.num_rows
-                    continue
-                dates = parquet.read(columns=[style.month_column])[style.month_column]
+            if style.month_column is None:  # the file is the month: its name
+                month = PurePosixPath(path).stem
+                rows = pq.read_metadata(repo.resolve() / path).num_rows
+                by_month[month] = by_month.get(month, 0) + rows
+                continue
+            dates = read_parquet_file(path, fs, [style.month_column])[style.month_column]
             months = pc.fill_null(pc.strftime(dates, format="%Y-%m"), "(no date)")
             for item in pc.value_counts(months).to_pylist():
                 month = str(item["values"])

@@ -1,9 +1,10 @@
-"""The three dataset styles and where their released splits live.
+"""The dataset styles and where their released splits live.
 
 A style's released data is a set of tables, each named by a (config, split) pair as on the Hugging Face
 Hub: OpenForesight has one config with train/validation/test, OpenForecast one config per task, MIRAI one
-config with a test split per month. The same reader serves the working tree and old git revisions, since
-it takes any fsspec filesystem (local, or ``dvc.api.DVCFileSystem`` at a revision).
+config with a test split per month, FutureSim one config with train/validation/test (one file per split),
+FutureX one config per tier (a test split each). The same reader serves the working tree and old git
+revisions, since it takes any fsspec filesystem (local, or ``dvc.api.DVCFileSystem`` at a revision).
 """
 
 from __future__ import annotations
@@ -17,10 +18,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from almanac.core.layout import event_splits_dir, foresight_splits_dir, mirai_queries_dir
+from almanac.core.layout import (
+    event_splits_dir,
+    foresight_splits_dir,
+    futuresim_questions_dir,
+    futurex_tiers_dir,
+    mirai_queries_dir,
+)
 from almanac.core.layout import series_paths as sp
 
-Layout = Literal["split/month", "split/config", "month"]
+Layout = Literal["split/month", "split/config", "month", "split", "config"]
 
 
 class TableKey(NamedTuple):
@@ -33,10 +40,11 @@ class DatasetStyle:
     name: str  # as typed on the command line and used under reports/<name>/
     pretty_name: str
     splits_dir: str  # repository-relative folder of the released Parquet files
-    # split/month: <split>/<month>.parquet; split/config: <split>/<config>.parquet; month: <month>.parquet
+    # split/month: <split>/<month>.parquet; split/config: <split>/<config>.parquet; month: <month>.parquet;
+    # split: <split>.parquet (train, validation, test only); config: <config>.parquet (all in month_split)
     layout: Layout
     id_column: str  # the stable content-hash id of one released item
-    month_column: str | None = None  # split/config: a date column whose month selects rows
+    month_column: str | None = None  # split/config, split, config: a date column whose month selects rows
     default_config: str = "default"
     month_split: str = "test"  # layout "month": every month file belongs to this split
     config_order: tuple[str, ...] = ()  # configs listed first, in this order (the rest alphabetically)
@@ -76,6 +84,23 @@ STYLES: dict[str, DatasetStyle] = {
             "question_id",
             month_column="resolution_date",  # its own months (series.split), not the news months
         ),
+        DatasetStyle(
+            "futuresim",
+            "Almanac FutureSim-style date-gated forecasting questions and news corpus",
+            futuresim_questions_dir().as_posix(),
+            "split",
+            "question_id",
+            month_column="resolution_date",
+        ),
+        DatasetStyle(
+            "futurex",
+            "Almanac FutureX-style tiered forecasting questions",
+            futurex_tiers_dir().as_posix(),
+            "config",
+            "question_id",
+            month_column="resolution_date",
+            config_order=("level1", "level2", "level3", "level4"),  # the paper's tiers, easiest first
+        ),
     )
 }
 
@@ -111,6 +136,10 @@ def split_files(
             found.setdefault(TableKey(style.default_config, parts[0]), []).append(path)
         elif style.layout == "split/config" and len(parts) == 2:
             found.setdefault(TableKey(stem, parts[0]), []).append(path)
+        elif style.layout == "split" and len(parts) == 1 and stem in SPLIT_ORDER:
+            found.setdefault(TableKey(style.default_config, stem), []).append(path)
+        elif style.layout == "config" and len(parts) == 1:
+            found.setdefault(TableKey(stem, style.month_split), []).append(path)
     return dict(sorted(found.items(), key=lambda item: table_order(style, item[0])))
 
 
@@ -139,19 +168,45 @@ def read_split_tables(
     filesystem = fs or fsspec.filesystem("file")
     tables: dict[TableKey, pa.Table] = {}
     for key, paths in split_files(style, months, filesystem).items():
-        parts = []
-        for path in paths:
-            with filesystem.open(path, "rb") as handle:
-                # Not pq.read_table: on a Python file object it leaves reader work on Arrow's thread pool
-                # that may run during interpreter shutdown and abort the process (apache/arrow#33975);
-                # ParquetFile.read finishes all of it before returning.
-                parts.append(pq.ParquetFile(handle).read())
-        table = pa.concat_tables(parts, promote_options="default")
+        table = pa.concat_tables(
+            [read_parquet_file(path, filesystem) for path in paths], promote_options="default"
+        )
         if style.month_column is not None and months is not None:
             table = filter_months(table, style.month_column, months)
         if table.num_rows:
             tables[key] = table
     return tables
+
+
+def local_path(path: str, fs: fsspec.AbstractFileSystem) -> str | None:
+    """The operating-system path of ``path`` on ``fs`` when ``fs`` is the local disk (also seen through a
+    ``DirFileSystem``), else None (a DVC revision, a remote)."""
+    from fsspec.implementations.dirfs import DirFileSystem
+    from fsspec.implementations.local import LocalFileSystem
+
+    if isinstance(fs, LocalFileSystem):
+        return str(fs._strip_protocol(path))
+    if isinstance(fs, DirFileSystem) and isinstance(fs.fs, LocalFileSystem):
+        return str(fs.fs._strip_protocol(fs._join(path)))
+    return None
+
+
+def read_parquet_file(
+    path: str, fs: fsspec.AbstractFileSystem, columns: Sequence[str] | None = None
+) -> pa.Table:
+    """One Parquet file of ``fs``, whole (or ``columns``).
+
+    A local file is read by its path, so Arrow opens and closes it itself: read through a Python file
+    object (fsspec's), Arrow may still hold reader work for that object when the interpreter shuts down
+    and abort the process (SIGABRT at exit, apache/arrow#33975). Only other filesystems go through
+    fsspec, with ``ParquetFile.read``, which finishes all its work before returning.
+    """
+    wanted = list(columns) if columns is not None else None
+    on_disk = local_path(path, fs)
+    if on_disk is not None:
+        return pq.read_table(on_disk, columns=wanted)
+    with fs.open(path, "rb") as handle:
+        return pq.ParquetFile(handle).read(columns=wanted, use_threads=False)
 
 
 def filter_months(table: pa.Table, date_column: str, months: Sequence[str]) -> pa.Table:

@@ -20,6 +20,8 @@ from almanac.core.field_roles import Role as Role
 from almanac.core.field_roles import roles_of as roles_of
 from almanac.events.schema import FIELD_ROLES as OPENFORECAST_ROLES
 from almanac.foresight.schema import FIELD_ROLES as OPENFORESIGHT_ROLES
+from almanac.futuresim.field_roles import FIELD_ROLES as FUTURESIM_ROLES
+from almanac.futurex.field_roles import FIELD_ROLES as FUTUREX_ROLES
 from almanac.mirai.relation_split import FIELD_ROLES as MIRAI_ROLES
 from almanac.reports.styles import get_style
 from almanac.series.release import FIELD_ROLES as SERIES_ROLES
@@ -29,6 +31,8 @@ FIELD_ROLES: dict[str, dict[str, Role]] = {
     "openforecast": OPENFORECAST_ROLES,
     "mirai": MIRAI_ROLES,
     "series": SERIES_ROLES,
+    "futuresim": FUTURESIM_ROLES,
+    "futurex": FUTUREX_ROLES,
 }
 
 

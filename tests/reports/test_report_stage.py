@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from almanac.core.params import report_scopes
 from almanac.reports.model import Report
 from almanac.reports.scope import ReportScope
-from almanac.core.params import report_scopes
 from almanac.reports.stage import run_report_stage
 
 ROOT = Path(__file__).resolve().parents[2]

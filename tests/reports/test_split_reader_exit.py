@@ -39,3 +39,29 @@ def test_reading_splits_exits_cleanly_every_time(tmp_path: Path) -> None:
     ]
     # Before the fix about a third of runs exited 134 (SIGABRT); twelve clean runs would then be ~1% luck.
     assert codes == [0] * 12
+
+
+def test_local_splits_are_read_by_path_not_through_python_file_objects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cause of the abort: Arrow reading through fsspec's Python file object. Local files (also seen
+    through a DirFileSystem, as `almanac status` reads them) must be opened by Arrow itself."""
+    import fsspec
+    from fsspec.implementations.local import LocalFileSystem
+
+    from almanac.reports.status import released_rows
+    from almanac.reports.styles import STYLES, read_split_tables
+
+    split = tmp_path / "data/foresight/splits/train"
+    split.mkdir(parents=True)
+    pq.write_table(pa.table({"question_id": ["a", "b"]}), split / "2025-04.parquet")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a local split was opened as a Python file object")
+
+    monkeypatch.setattr(LocalFileSystem, "open", refuse)
+    monkeypatch.setattr(LocalFileSystem, "_open", refuse)
+    monkeypatch.chdir(tmp_path)
+    tables = read_split_tables(STYLES["openforesight"], ["2025-04"], fsspec.filesystem("file"))
+    assert [table.num_rows for table in tables.values()] == [2]
+    assert released_rows(STYLES["openforesight"], tmp_path) == {"train": {"2025-04": 2}}
