@@ -233,7 +233,15 @@ def mcnc_task(
         mcnc_id = sample_id("mcnc", cut.ce_id, cut.cut.day, target["event_id"])
         donors = pool.get(cut.split, [])
         negatives, refused = choose_negatives(
-            cut.timeline, cut.cut.day, target, donors, config.negatives, config.seed, mcnc_id, N_NEGATIVES
+            cut.timeline,
+            cut.cut.day,
+            target,
+            donors,
+            config.negatives,
+            config.seed,
+            mcnc_id,
+            N_NEGATIVES,
+            cut.background,
         )
         tally["negatives_generated"] += len(negatives) + refused
         tally["negatives_discarded"] += refused

@@ -7,16 +7,21 @@ from collections import Counter
 from datetime import date
 from typing import Any
 
+import pytest
+
+from almanac.check.shortcuts import content_words
 from almanac.core.hindsight import HINDSIGHT_WORDS
 from almanac.events.cuts import NegativesConfig, SplitWindows
 from almanac.events.distractors import (
     balanced_positions,
     choose_negatives,
     donor_pool,
+    hardest_negative,
     names_in,
     placed_options,
     rewrite_names,
     same_side_times,
+    surface_gaps,
 )
 from almanac.events.hindsight import hindsight_phrase
 
@@ -62,7 +67,9 @@ TRAIN_STORY = timeline(
     event("Firefighters contain the blaze near Kessling after two days.", "2025-03-10"),
 )
 SPLITS = {"home": "test", "flood": "test", "merger": "test", "old": "train"}
-CONFIG = NegativesConfig(fuzzy_threshold=80.0, max_length_ratio=2.0)
+# Gaps left open here: these tests are about the other rules (the gap rule has its own tests below).
+OPEN = {"max_title_gap": 99, "max_background_gap": 99}
+CONFIG = NegativesConfig(fuzzy_threshold=80.0, max_length_ratio=2.0, **OPEN)
 
 
 def negatives(seed: int = 13, config: NegativesConfig = CONFIG) -> tuple[list[str], int]:
@@ -98,7 +105,7 @@ def test_same_category_first_one_per_donor_and_names_rewritten() -> None:
         "Firefighters contain the blaze near Harwell Bay after two days.",
         "Shareholders of Orsa Meridian approve the merger at a meeting.",
     ]
-    without = negatives(config=NegativesConfig(80.0, 2.0, rewrite_names=False))[0]
+    without = negatives(config=NegativesConfig(80.0, 2.0, rewrite_names=False, **OPEN))[0]
     assert "Shareholders of Pendry Airlines approve the merger at a meeting." in without
 
 
@@ -156,3 +163,52 @@ def test_mcac_dates_fall_on_both_sides_of_the_gold_when_they_can() -> None:
         for n in range(40)
         for day in same_side_times("2025-05-20", [], cut, 3, random.Random(n))
     )
+
+
+def test_surface_gaps_count_title_and_background_words_as_the_check_does() -> None:
+    gold = "Salvage crews start removing containers from the Orsa Meridian."
+    title = content_words("Harwell Bay chemical spill")  # harwell bay chemical spill
+    told = content_words(
+        "The Orsa Meridian runs aground off Harwell Bay."
+    )  # orsa meridian runs aground off harwell bay
+    # The gold shares no title word and two background words (orsa, meridian).
+    shareholders = "Shareholders of Orsa Meridian approve the merger at a meeting."  # 0 title, 2 background
+    firefighters = "Firefighters contain the blaze near Harwell Bay after two days."  # 2 title, 2 background
+    river = "The river overtops the levee at Marrowick during the night."  # 0 title, 0 background
+    assert surface_gaps(shareholders, gold, title, told) == (0, 0)
+    assert surface_gaps(firefighters, gold, title, told) == (2, 0)
+    assert surface_gaps(river, gold, title, told) == (0, 2)
+
+
+def test_a_donor_that_names_the_story_less_or_more_than_the_gold_is_never_used() -> None:
+    pool = donor_pool([HOME, FLOOD, MERGER, TRAIN_STORY], SPLITS, WINDOWS)
+    gold = HOME["events"][1]  # 0 title words, 2 background words (above)
+    # Gaps 0 (the default): after rewriting, only the merger event (Orsa Meridian for Pendry Airlines)
+    # matches the gold on both counts; the river (0 background words), the sandbag walls (0) and the fire
+    # near Harwell Bay (2 title words) would each give the gold away, so the sample gets one negative
+    # (and is rejected too_few_negatives upstream) instead of three with a tell.
+    strict = NegativesConfig(fuzzy_threshold=80.0, max_length_ratio=2.0)
+    chosen, _ = choose_negatives(HOME, date(2025, 5, 9), gold, pool["test"], strict, 13, "mcnc-1")
+    assert chosen == ["Shareholders of Orsa Meridian approve the merger at a meeting."]
+    # A title gap of 2 admits the fire, and the same category ranks it first.
+    loose = NegativesConfig(fuzzy_threshold=80.0, max_length_ratio=2.0, max_title_gap=2)
+    chosen, _ = choose_negatives(HOME, date(2025, 5, 9), gold, pool["test"], loose, 13, "mcnc-1")
+    assert chosen == [
+        "Firefighters contain the blaze near Harwell Bay after two days.",
+        "Shareholders of Orsa Meridian approve the merger at a meeting.",
+    ]
+    with pytest.raises(ValueError, match="max_title_gap"):
+        NegativesConfig(max_title_gap=-1)
+
+
+def test_vqa_no_candidate_matches_the_gold_in_background_words_then_in_length() -> None:
+    gold = "Crews repair the dam at Orlen."  # 30 characters; background words dam, orlen
+    background = ["The dam at Orlen cracks."]
+    same_length = "Workers walk out at the mills."  # 30 characters, no background word: gap 2
+    near_length = "Police arrest a man at Orlen dam."  # 33 characters, dam and orlen: gap 0
+    assert hardest_negative(gold, [same_length, near_length], "", background) == near_length
+    # With equal gaps, the nearest length in characters wins, exactly (not rounded to a tenth):
+    # 27 characters (|ln 27/30| = 0.105) against 34 (|ln 34/30| = 0.125).
+    shorter, longer = "Police arrest Orlen dam men", "Police arrest the Orlen dam guard."
+    assert (len(shorter), len(longer)) == (27, 34)
+    assert hardest_negative(gold, [longer, shorter], "", background) == shorter
