@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import combinations
 from typing import Any
 
 from rapidfuzz.fuzz import token_set_ratio
@@ -214,7 +215,7 @@ def choose_negatives(
             continue
         title_gap, background_gap = surface_gaps(text, gold, title, told)
         if title_gap > config.max_title_gap or background_gap > config.max_background_gap:
-            continue  # the gold would name the story more (or less) than this option: a tell
+            continue  # the gold would name the story far more (or less) than this option: a tell
         key = (
             donor.topic != timeline["topic"],
             title_gap + background_gap,
@@ -226,23 +227,65 @@ def choose_negatives(
         )
         ranked.append((key, donor.ce_id, text))
     ranked.sort()
-    chosen: list[str] = []
-    used: set[str] = set()
+    usable: list[tuple[str, str]] = []
     refused = 0
-    for distinct_donors in (True, False):
-        for _, ce_id, text in ranked:
-            if len(chosen) == count:
-                return chosen, refused
-            if text in chosen or (distinct_donors and ce_id in used):
-                continue
-            if is_true_here(text, true_texts, config.fuzzy_threshold):
-                refused += distinct_donors  # counted once, on the first pass
-                continue
-            if is_true_here(text, [gold, *chosen], config.fuzzy_threshold):
-                continue
-            chosen.append(text)
-            used.add(ce_id)
-    return chosen, refused
+    for _, ce_id, text in ranked:
+        if len(usable) == MAX_CANDIDATES:
+            break
+        if any(text == seen for _, seen in usable):
+            continue
+        if is_true_here(text, true_texts, config.fuzzy_threshold):
+            refused += 1
+            continue
+        if is_true_here(text, [gold, *(seen for _, seen in usable)], config.fuzzy_threshold):
+            continue  # too like the gold or a better-ranked candidate
+        usable.append((ce_id, text))
+    shorter_wanted = rng.randint(0, count)
+    return _best_set(usable, gold, (title, told), shorter_wanted, count), refused
+
+
+MAX_CANDIDATES = 14  # best-ranked usable candidates a sample's options are chosen among
+
+
+def _best_set(
+    usable: Sequence[tuple[str, str]],
+    gold: str,
+    words: tuple[set[str], set[str]],
+    shorter_wanted: int,
+    count: int,
+) -> list[str]:
+    """The ``count`` candidates (fewer when there are not enough) that leave the gold no extreme.
+
+    Among the sets where the gold is neither the only option sharing the most title (background)
+    words nor the only one sharing the fewest, prefer: negatives from distinct donor timelines; as
+    many negatives shorter than the gold as ``shorter_wanted`` (drawn 0-``count`` per sample, so the
+    gold is the longest, the shortest or in between as often as chance says); the best-ranked.
+    """
+    if len(usable) < count:
+        return [text for _, text in usable]
+    gold_counts = [len(content_words(gold) & group) for group in words]
+    best: tuple[tuple[int, int, int], list[str]] | None = None
+    for chosen in combinations(range(len(usable)), count):
+        texts = [usable[i][1] for i in chosen]
+        if any(
+            _extreme(gold_count, [len(content_words(t) & group) for t in texts])
+            for gold_count, group in zip(gold_counts, words, strict=True)
+        ):
+            continue
+        shorter = sum(len(text) < len(gold) for text in texts)
+        score = (
+            int(len({usable[i][0] for i in chosen}) < count),
+            abs(shorter - shorter_wanted),
+            sum(chosen),
+        )
+        if best is None or score < best[0]:
+            best = (score, texts)
+    return best[1] if best else []
+
+
+def _extreme(gold: int, negatives: Sequence[int]) -> bool:
+    """Whether the gold alone has the most, or alone the fewest (a rule could pick it out)."""
+    return all(value < gold for value in negatives) or all(value > gold for value in negatives)
 
 
 def hardest_negative(gold: str, negatives: Sequence[str], title: str, background: Sequence[str]) -> str:
@@ -254,7 +297,7 @@ def hardest_negative(gold: str, negatives: Sequence[str], title: str, background
 
     def hardness(item: tuple[int, str]) -> tuple[int, float, float, int]:
         index, text = item
-        like = max((token_set_ratio(fold(text), fold(event)) for event in background), default=0.0)
+        like = background_likeness(text, background)
         return sum(surface_gaps(text, gold, title_words, told)), length_gap(text, gold), -like, index
 
     return min(enumerate(negatives), key=hardness)[1]
@@ -265,6 +308,56 @@ def balanced_positions(sample_ids: Sequence[str], slots: int, seed: int) -> dict
     position holds the gold equally often (to within one) over a task, and no position can be learnt."""
     order = sorted(sample_ids, key=lambda item: (seeded(seed, item, "position").random(), item))
     return {item: rank % slots for rank, item in enumerate(order)}
+
+
+@dataclass(frozen=True)
+class VqaPair:
+    """What a no-knowledge rule could read off the two candidates one MCNC sample can give VQA."""
+
+    sample: str
+    names_story: bool  # the gold shares a title word
+    gold_like: float  # how like the background the gold is (best token-set ratio with one event)
+    no_like: float  # ... and the "No" candidate
+    gold_chars: int
+    no_chars: int
+
+
+def background_likeness(text: str, background: Sequence[str]) -> float:
+    return max((token_set_ratio(fold(text), fold(event)) for event in background), default=0.0)
+
+
+LIKENESS_SCALE, LENGTH_SCALE = 5.0, 0.2  # a 5-point likeness gap weighs as a 20% length gap
+
+
+def paired_yes(items: Sequence[VqaPair], seed: int) -> dict[str, bool]:
+    """sample id -> whether its VQA candidate is the gold ("Yes").
+
+    A matched-pair draw. Samples in order of (does the gold name the story, how like the background
+    its candidates are) are paired with their neighbour, and one of each pair gets "Yes", the other
+    "No". A gold is usually more like its background than any negative, so a coin would let "say Yes
+    to what looks like the background" beat chance: of the two ways to label a pair, the one that
+    keeps the running difference between the Yes and the No candidates (background likeness and
+    log length, scaled) nearer zero is taken, a coin seeded by the pair on a tie (an odd one out gets
+    its own coin). Yes and No stay balanced within every stretch of the order, title words included.
+    """
+    order = sorted(items, key=lambda item: (item.names_story, item.gold_like + item.no_like, item.sample))
+    yes: dict[str, bool] = {}
+    like_sum = length_sum = 0.0
+    for start in range(0, len(order), 2):
+        pair = order[start : start + 2]
+        coin = seeded(seed, *(item.sample for item in pair), "vqa-pair").random() < 0.5
+        if len(pair) == 1:
+            yes[pair[0].sample] = coin
+            continue
+        ways = []
+        for first_yes, (yes_item, no_item) in ((True, pair), (False, pair[::-1])):
+            like = like_sum + yes_item.gold_like - no_item.no_like
+            length = length_sum + math.log(max(1, yes_item.gold_chars) / max(1, no_item.no_chars))
+            cost = abs(like) / LIKENESS_SCALE + abs(length) / LENGTH_SCALE
+            ways.append((cost, first_yes != coin, first_yes, like, length))
+        _, _, first_yes, like_sum, length_sum = min(ways)
+        yes[pair[0].sample], yes[pair[1].sample] = first_yes, not first_yes
+    return yes
 
 
 def placed_options(gold: str, negatives: Sequence[str], position: int, seed: int, sample: str) -> list[str]:
