@@ -40,13 +40,10 @@ from almanac.events.cuts import (
     timeline_event,
 )
 from almanac.events.distractors import (
-    VqaPair,
-    background_likeness,
     balanced_positions,
     choose_negatives,
     donor_pool,
     hardest_negative,
-    paired_yes,
     placed_options,
     same_side_times,
 )
@@ -56,6 +53,7 @@ from almanac.events.llm_tasks.replies import ArgumentQuestion
 from almanac.events.options import shuffled_options, vqa_candidate
 from almanac.events.plan import CutSample, plan_cuts
 from almanac.events.samples import OPTION_LABELS, SAMPLE_SCHEMAS, SPLITS, TASKS, sample_id
+from almanac.events.vqa_draw import VqaPair, background_likeness, paired_yes
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import RoleConfig
 from almanac.llm.registry import Task, TaskItem

@@ -13,7 +13,6 @@ from almanac.check.shortcuts import content_words
 from almanac.core.hindsight import HINDSIGHT_WORDS
 from almanac.events.cuts import NegativesConfig, SplitWindows
 from almanac.events.distractors import (
-    VqaPair,
     _best_set,
     _extreme,
     balanced_positions,
@@ -21,13 +20,13 @@ from almanac.events.distractors import (
     donor_pool,
     hardest_negative,
     names_in,
-    paired_yes,
     placed_options,
     rewrite_names,
     same_side_times,
     surface_gaps,
 )
 from almanac.events.hindsight import hindsight_phrase
+from almanac.events.vqa_draw import VqaPair, paired_yes
 
 WINDOWS = SplitWindows("2025-03-31", "2025-04-01", "2025-04-30", "2025-05-01", "2025-06-30")
 
