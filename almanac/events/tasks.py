@@ -312,9 +312,9 @@ def vqa_task(
         }
 
     rows = apply_step(cuts, Step(decide, _candidate_of("vqa"), _source), ledger, chained=True)
-    yes = sum(1 for row in rows if row["label"] == "Yes")
-    ledger.extra["vqa_labels"] = {"Yes": yes, "No": len(rows) - yes}
-    ledger.extra["vqa_yes_share"] = round(yes / len(rows), 4) if rows else None
+    yes_count = sum(1 for row in rows if row["label"] == "Yes")
+    ledger.extra["vqa_labels"] = {"Yes": yes_count, "No": len(rows) - yes_count}
+    ledger.extra["vqa_yes_share"] = round(yes_count / len(rows), 4) if rows else None
     return rows
 
 
