@@ -17,9 +17,10 @@ def test_wiki_ingest_keeps_articles_and_accounts_for_every_page() -> None:
     (dump,) = find_dumps(SAMPLE)
     rows, ledger = ingest_dump(DumpTask(str(dump), "sample", 200))
     ledger.check_balance()
-    # scripts/sample_wiki/pages.json: 6 event articles + 3 other articles kept, 1 broken page, 1 stub,
-    # 2 redirects, and the portal day pages (namespace 100) that are not articles.
-    assert len(rows) == 9
+    # scripts/sample_wiki/pages.json: 18 event articles (70101-70106, 70131-70142) + 3 other articles
+    # (70107-70109) kept, 1 broken page, 1 stub, 2 redirects, and the portal day pages (namespace 100)
+    # that are not articles.
+    assert len(rows) == 21
     assert ledger.rejected_by_reason == {"broken_wikitext": 1, "too_short": 1}
     assert ledger.extra["skipped_pages"]["redirect"] == 2
     floods = next(row for row in rows if row["title"] == "2025 Veloria River floods")
@@ -40,7 +41,7 @@ def test_wiki_ingest_keeps_pages_before_a_truncated_stream(tmp_path: Path) -> No
     rows, ledger = ingest_dump(DumpTask(str(damaged), "damaged", 200))
     ledger.check_balance()
     assert ledger.rejected_by_reason.get("truncated_file") == 1
-    assert 0 < len(rows) < 9  # the pages before the cut survive
+    assert 0 < len(rows) < 21  # the pages before the cut survive
 
 
 def test_wcep_ingest_reads_portal_pages_from_the_dump_and_mds_lines() -> None:

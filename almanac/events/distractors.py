@@ -8,12 +8,20 @@ forecasting. A negative here is an event that really happened in another complex
   event lies wholly inside its split's window, so no sample shows a text from a later period (a test
   story's event never appears in a train sample); a donor naming a day before the cut ("On 3 March")
   is never used, since the date alone would rule it out;
-- *same period, same category where possible, similar length, no surface tell*: donors are ranked by
-  topic (same WCEP category first), by how closely their count of words shared with the title and
-  with the background matches the gold's (so "the option that names the story" finds no gold), by
-  side of the cut (on or after the cut day first, like the gold), by distance in weeks from the
-  gold's date, by length in words; a donor whose length is outside ``max_length_ratio``
-  of the gold's is never used; several negatives come from different donor timelines when they can;
+- *no surface tell, by construction*: what a no-knowledge rule reads off an option is measured the
+  way ``almanac check`` measures it (:func:`almanac.check.shortcuts.content_words`), and a donor is
+  used only when it matches the gold on each: as many content words shared with the title
+  (``max_title_gap``, default 0) and with the background (``max_background_gap``, default 0), and a
+  length in words within ``max_length_ratio`` of the gold's. With gaps of 0, "the option that names
+  the story" or "the option most like the background" ties the gold with every negative and scores
+  chance exactly; a sample with fewer than three such donors is rejected (``too_few_negatives``), it
+  is never filled with a donor that gives the gold away;
+- *same period, same category where possible, similar length*: among those, donors are ranked by
+  topic (same WCEP category first), by the remaining gaps, by side of the cut (on or after the cut
+  day first, like the gold), by closeness in characters to the gold's length (nearest first, so the
+  gold is as often longer as shorter than its negatives), by whether they name this story as the
+  gold does, by distance in weeks from the gold's date; several negatives come from different donor
+  timelines when they can;
 - *rewritten only where needed*: the names a donor uses that this story does not know (people, places,
   organisations of the other story) are replaced by names this story's title and background already
   use, so that naming this story is no tell (``rewrite_names``); the event's frame stays as it happened;
@@ -31,10 +39,12 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import combinations
 from typing import Any
 
 from rapidfuzz.fuzz import token_set_ratio
 
+from almanac.check.shortcuts import content_words
 from almanac.core.nlp import parse
 from almanac.core.text import fold
 from almanac.events.cuts import SPLIT_ORDER, Event, NegativesConfig, SplitWindows, date_span, seeded
@@ -132,12 +142,6 @@ def _words(text: str) -> int:
     return max(1, len(text.split()))
 
 
-_STOPWORD_TEXT = (
-    "the a an of in on at to for and or by with from as is are was were be been will its it this that"
-)
-_STOPWORDS = frozenset([*_STOPWORD_TEXT.split(" "), "into", "over", "after", "before", "new"])
-
-
 def _names_day_before(text: str, cut_day: date) -> bool:
     """Whether ``text`` names a date (with its year, or in the cut's year) wholly before ``cut_day``."""
     for mention in _DATE_MENTION.finditer(text):
@@ -158,13 +162,19 @@ _DATE_FORMS = (
 _DATE_MENTION = re.compile(rf"\b(?:{'|'.join(_DATE_FORMS)})\b")
 
 
-def _content(text: str) -> set[str]:
-    """Folded words of three letters or more that are not function words."""
-    return {word for word in re.findall(r"\w+", fold(text)) if len(word) >= 3 and word not in _STOPWORDS}
-
-
 def _names_story(text: str, names: Names) -> bool:
     return any(_named(text, name) for kind in names.values() for name in kind)
+
+
+def surface_gaps(text: str, gold: str, title: set[str], told: set[str]) -> tuple[int, int]:
+    """How far ``text`` is from ``gold`` in content words shared with the title and with the background."""
+    words, gold_words = content_words(text), content_words(gold)
+    return abs(len(words & title) - len(gold_words & title)), abs(len(words & told) - len(gold_words & told))
+
+
+def length_gap(text: str, gold: str) -> float:
+    """|log| of the ratio of the two lengths in characters: 0 for equal lengths, symmetric in sign."""
+    return abs(math.log(max(1, len(text)) / max(1, len(gold))))
 
 
 def choose_negatives(
@@ -176,15 +186,22 @@ def choose_negatives(
     seed: int,
     sample: str,
     count: int = 3,
+    background: Sequence[Event] | None = None,
 ) -> tuple[list[str], int]:
-    """Up to ``count`` negatives for ``target`` and how many candidates were refused as true here."""
+    """Up to ``count`` negatives for ``target`` and how many candidates were refused as true here.
+
+    ``background``: the events the sample shows before the cut (default: every event of the
+    timeline that ends before ``cut_day``); the story's names and its background words come from it.
+    """
     gold = str(target["text"])
     true_texts = [str(event["text"]) for event in timeline["events"]]
     gold_span = date_span(target) or (cut_day, cut_day)
-    known = [event for event in timeline["events"] if (date_span(event) or (cut_day,))[-1] < cut_day]
-    names = story_names(timeline, known, config.ner_model)
+    if background is None:
+        background = [e for e in timeline["events"] if (date_span(e) or (cut_day,))[-1] < cut_day]
+    names = story_names(timeline, background, config.ner_model)
     gold_names = _names_story(gold, names)
-    title, told = _content(timeline["title"]), _content(" ".join(str(event["text"]) for event in known))
+    title = content_words(str(timeline["title"]))
+    told = content_words(" ".join(str(event["text"]) for event in background))
     rng = seeded(seed, sample, "negatives")
     ranked = []
     for donor in donors:
@@ -196,49 +213,92 @@ def choose_negatives(
         ratio = _words(text) / _words(gold)
         if not 1 / config.max_length_ratio <= ratio <= config.max_length_ratio:
             continue
+        title_gap, background_gap = surface_gaps(text, gold, title, told)
+        if title_gap > config.max_title_gap or background_gap > config.max_background_gap:
+            continue  # the gold would name the story far more (or less) than this option: a tell
         key = (
             donor.topic != timeline["topic"],
-            abs(len(_content(text) & title) - len(_content(gold) & title)),
-            abs(len(_content(text) & told) - len(_content(gold) & told)),
+            title_gap + background_gap,
             donor.span[0] < cut_day,
+            round(length_gap(text, gold), 1),  # within a tenth: near lengths count alike
             _names_story(text, names) != gold_names,
             abs((donor.span[0] - gold_span[0]).days) // 7,  # weeks apart: near dates count alike
-            round(abs(math.log(ratio)), 1),
             rng.random(),
         )
         ranked.append((key, donor.ce_id, text))
     ranked.sort()
-    chosen: list[str] = []
-    used: set[str] = set()
+    usable: list[tuple[str, str]] = []
     refused = 0
-    for distinct_donors in (True, False):
-        for _, ce_id, text in ranked:
-            if len(chosen) == count:
-                return chosen, refused
-            if text in chosen or (distinct_donors and ce_id in used):
-                continue
-            if is_true_here(text, true_texts, config.fuzzy_threshold):
-                refused += distinct_donors  # counted once, on the first pass
-                continue
-            if is_true_here(text, [gold, *chosen], config.fuzzy_threshold):
-                continue
-            chosen.append(text)
-            used.add(ce_id)
-    return chosen, refused
+    for _, ce_id, text in ranked:
+        if len(usable) == MAX_CANDIDATES:
+            break
+        if any(text == seen for _, seen in usable):
+            continue
+        if is_true_here(text, true_texts, config.fuzzy_threshold):
+            refused += 1
+            continue
+        if is_true_here(text, [gold, *(seen for _, seen in usable)], config.fuzzy_threshold):
+            continue  # too like the gold or a better-ranked candidate
+        usable.append((ce_id, text))
+    shorter_wanted = rng.randint(0, count)
+    return _best_set(usable, gold, (title, told), shorter_wanted, count), refused
+
+
+MAX_CANDIDATES = 14  # best-ranked usable candidates a sample's options are chosen among
+
+
+def _best_set(
+    usable: Sequence[tuple[str, str]],
+    gold: str,
+    words: tuple[set[str], set[str]],
+    shorter_wanted: int,
+    count: int,
+) -> list[str]:
+    """The ``count`` candidates (fewer when there are not enough) that leave the gold no extreme.
+
+    Among the sets where the gold is neither the only option sharing the most title (background)
+    words nor the only one sharing the fewest, prefer: negatives from distinct donor timelines; as
+    many negatives shorter than the gold as ``shorter_wanted`` (drawn 0-``count`` per sample, so the
+    gold is the longest, the shortest or in between as often as chance says); the best-ranked.
+    """
+    if len(usable) < count:
+        return [text for _, text in usable]
+    gold_counts = [len(content_words(gold) & group) for group in words]
+    best: tuple[tuple[int, int, int], list[str]] | None = None
+    for chosen in combinations(range(len(usable)), count):
+        texts = [usable[i][1] for i in chosen]
+        if any(
+            _extreme(gold_count, [len(content_words(t) & group) for t in texts])
+            for gold_count, group in zip(gold_counts, words, strict=True)
+        ):
+            continue
+        shorter = sum(len(text) < len(gold) for text in texts)
+        score = (
+            int(len({usable[i][0] for i in chosen}) < count),
+            abs(shorter - shorter_wanted),
+            sum(chosen),
+        )
+        if best is None or score < best[0]:
+            best = (score, texts)
+    return best[1] if best else []
+
+
+def _extreme(gold: int, negatives: Sequence[int]) -> bool:
+    """Whether the gold alone has the most, or alone the fewest (a rule could pick it out)."""
+    return all(value < gold for value in negatives) or all(value > gold for value in negatives)
 
 
 def hardest_negative(gold: str, negatives: Sequence[str], title: str, background: Sequence[str]) -> str:
-    """The VQA "No" candidate: the negative that shares as many words with the title as the gold does,
-    then the nearest to it in length, then the most like the background, so that none of these gives
-    the label away (first in order on a tie)."""
-    words = _content(title)
+    """The VQA "No" candidate: the negative nearest the gold in title and background words shared,
+    then in length (characters, exactly: over a task the "No" candidate is then as often longer as
+    shorter than the "Yes" one would be, so "say Yes to long candidates" learns nothing), then the
+    most like the background (first in order on a tie)."""
+    title_words, told = content_words(title), content_words(" ".join(background))
 
     def hardness(item: tuple[int, str]) -> tuple[int, float, float, int]:
         index, text = item
-        gap = abs(len(_content(text) & words) - len(_content(gold) & words))
-        length = round(abs(math.log(_words(text) / _words(gold))), 1)
         like = max((token_set_ratio(fold(text), fold(event)) for event in background), default=0.0)
-        return gap, length, -like, index
+        return sum(surface_gaps(text, gold, title_words, told)), length_gap(text, gold), -like, index
 
     return min(enumerate(negatives), key=hardness)[1]
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from almanac.check.shortcuts import content_words
 from almanac.core.rejects import StageLedger
 from almanac.core.schemas import table_from_rows
 from almanac.core.step import Drop, Step, apply_step
@@ -51,7 +52,8 @@ from almanac.events.llm_tasks.items import target_argument_value
 from almanac.events.llm_tasks.replies import ArgumentQuestion
 from almanac.events.options import shuffled_options, vqa_candidate
 from almanac.events.plan import CutSample, plan_cuts
-from almanac.events.samples import OPTION_LABELS, SAMPLE_SCHEMAS, SPLITS, TASKS, VQA_LABELS, sample_id
+from almanac.events.samples import OPTION_LABELS, SAMPLE_SCHEMAS, SPLITS, TASKS, sample_id
+from almanac.events.vqa_draw import VqaPair, background_likeness, paired_yes
 from almanac.llm.cache import LLMCache
 from almanac.llm.config import RoleConfig
 from almanac.llm.registry import Task, TaskItem
@@ -233,7 +235,15 @@ def mcnc_task(
         mcnc_id = sample_id("mcnc", cut.ce_id, cut.cut.day, target["event_id"])
         donors = pool.get(cut.split, [])
         negatives, refused = choose_negatives(
-            cut.timeline, cut.cut.day, target, donors, config.negatives, config.seed, mcnc_id, N_NEGATIVES
+            cut.timeline,
+            cut.cut.day,
+            target,
+            donors,
+            config.negatives,
+            config.seed,
+            mcnc_id,
+            N_NEGATIVES,
+            cut.background,
         )
         tally["negatives_generated"] += len(negatives) + refused
         tally["negatives_discarded"] += refused
@@ -280,18 +290,17 @@ def vqa_task(
 ) -> list[dict[str, Any]]:
     """One VQA sample per MCNC sample: its gold option (Yes) or one of its negatives (No)."""
     by_cut = {(row["ce_id"], row["cut_date"]): row for row in mcnc_rows}
-    turns = balanced_positions([row["sample_id"] for row in mcnc_rows], len(VQA_LABELS), config.seed)
+    no_candidates = {row["sample_id"]: _no_candidate(row) for row in mcnc_rows}
+    yes = paired_yes([_vqa_pair(row, no_candidates[row["sample_id"]]) for row in mcnc_rows], config.seed)
 
     def decide(cut: CutSample) -> dict[str, Any] | Drop:
         mcnc = by_cut.get((cut.ce_id, cut.cut.day))
         if mcnc is None:
             return Drop("no_mcnc_sample", "the MCNC sample of this cut was rejected")
         gold = mcnc["options"][mcnc["answer_index"]]
-        negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
-        background = [str(event["text"]) for event in mcnc["background"]]
-        negatives = [hardest_negative(gold, negatives, mcnc["ce_title"], background)]
+        negatives = [no_candidates[mcnc["sample_id"]]]
         label, candidate = vqa_candidate(
-            gold, negatives, config.seed, mcnc["sample_id"], turns[mcnc["sample_id"]] == 0
+            gold, negatives, config.seed, mcnc["sample_id"], yes[mcnc["sample_id"]]
         )
         return {
             **{key: mcnc[key] for key in SAMPLE_SCHEMAS["vqa"].names if key in mcnc},
@@ -303,7 +312,27 @@ def vqa_task(
         }
 
     rows = apply_step(cuts, Step(decide, _candidate_of("vqa"), _source), ledger, chained=True)
-    yes = sum(1 for row in rows if row["label"] == "Yes")
-    ledger.extra["vqa_labels"] = {"Yes": yes, "No": len(rows) - yes}
-    ledger.extra["vqa_yes_share"] = round(yes / len(rows), 4) if rows else None
+    yes_count = sum(1 for row in rows if row["label"] == "Yes")
+    ledger.extra["vqa_labels"] = {"Yes": yes_count, "No": len(rows) - yes_count}
+    ledger.extra["vqa_yes_share"] = round(yes_count / len(rows), 4) if rows else None
     return rows
+
+
+def _no_candidate(mcnc: dict[str, Any]) -> str:
+    gold = mcnc["options"][mcnc["answer_index"]]
+    negatives = [option for i, option in enumerate(mcnc["options"]) if i != mcnc["answer_index"]]
+    background = [str(event["text"]) for event in mcnc["background"]]
+    return hardest_negative(gold, negatives, mcnc["ce_title"], background)
+
+
+def _vqa_pair(mcnc: dict[str, Any], no_candidate: str) -> VqaPair:
+    gold = mcnc["options"][mcnc["answer_index"]]
+    background = [str(event["text"]) for event in mcnc["background"]]
+    return VqaPair(
+        mcnc["sample_id"],
+        bool(content_words(gold) & content_words(mcnc["ce_title"])),
+        background_likeness(gold, background),
+        background_likeness(no_candidate, background),
+        len(gold),
+        len(no_candidate),
+    )
