@@ -85,18 +85,21 @@ def test_each_stage_line_is_shown_once_among_the_waiting_workers(
 
 
 def test_tests_on_the_sample_run_last_the_rebuilding_ones_first() -> None:
-    def item(name: str, fixtures: tuple[str, ...], rebuilds: bool = False) -> SimpleNamespace:
-        marker = object() if rebuilds else None
-        return SimpleNamespace(name=name, fixturenames=fixtures, get_closest_marker=lambda _: marker)
+    def item(name: str, fixtures: tuple[str, ...], *markers: str) -> SimpleNamespace:
+        def marker(wanted: str) -> object | None:
+            return object() if wanted in markers else None
+
+        return SimpleNamespace(name=name, fixturenames=fixtures, get_closest_marker=marker)
 
     items = [
-        item("reads", ("built", "sample_build")),
+        item("reads", ("built", "sample_build"), "slow"),
         item("unit", ("tmp_path",)),
-        item("rebuilds", ("fresh", "sample_build"), rebuilds=True),
+        item("rebuilds", ("fresh", "sample_build"), "slow", "rebuilds"),
         item("unit2", ()),
+        item("mypy", (), "slow"),
     ]
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
-    assert [i.name for i in items] == ["unit", "unit2", "rebuilds", "reads"]
+    assert [i.name for i in items] == ["mypy", "unit", "unit2", "rebuilds", "reads"]
 
 
 def test_a_long_test_gets_a_still_running_line() -> None:
