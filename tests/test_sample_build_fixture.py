@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import pytest_collection_modifyitems
+from tests.conftest import pytest_collection_modifyitems, whole_suite
 from tests.support import sample_build
 from tests.support.heartbeat import Heartbeat
 
@@ -112,3 +112,13 @@ def test_a_long_test_gets_a_still_running_line() -> None:
     said = os.read(read_end, 10_000).decode()
     assert "still running tests/test_x.py::test_slow (" in said
     assert 2 <= said.count("still running") <= 4  # one line per 0.2 s of the 0.7 s, not one per poll
+
+
+def test_only_the_whole_suite_starts_the_build_before_collection() -> None:
+    def config(source: pytest.Config.ArgsSource, markexpr: str = "", keyword: str = "") -> SimpleNamespace:
+        return SimpleNamespace(args_source=source, option=SimpleNamespace(markexpr=markexpr, keyword=keyword))
+
+    assert whole_suite(config(pytest.Config.ArgsSource.TESTPATHS))  # type: ignore[arg-type]
+    assert not whole_suite(config(pytest.Config.ArgsSource.ARGS))  # type: ignore[arg-type]  # one file
+    assert not whole_suite(config(pytest.Config.ArgsSource.TESTPATHS, markexpr="not slow"))  # type: ignore[arg-type]
+    assert not whole_suite(config(pytest.Config.ArgsSource.TESTPATHS, keyword="dedup"))  # type: ignore[arg-type]
