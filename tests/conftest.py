@@ -76,13 +76,12 @@ def _needs_sample(item: pytest.Item) -> bool:
 @pytest.hookimpl(trylast=True)  # after any shuffling plugin: it still shuffles within each of the two groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests on the built sample run last, so the build (started at collection) overlaps everything else.
-    Among them, the ones marked `rebuilds` (a long `dvc repro` of their own) go first, and among the others
-    the ones marked `slow` (mypy, Ray, their own small builds), so that on several workers the longest
-    work starts earliest and the short tests fill the gaps."""
+    Among them, the ones marked `rebuilds` (a long `dvc repro` of their own) go first, so that on several
+    workers the longest work starts earliest. (The other tests keep their shuffled order: xdist's worksteal
+    hands each worker a contiguous share, so putting the slow ones first would give them all to one.)"""
     rest = [item for item in items if not _needs_sample(item)]
     built = [item for item in items if _needs_sample(item)]
-    rest.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: keeps the order else
-    built.sort(key=lambda item: item.get_closest_marker("rebuilds") is None)
+    built.sort(key=lambda item: item.get_closest_marker("rebuilds") is None)  # stable: keeps the order else
     items[:] = rest + built
 
 

@@ -99,7 +99,7 @@ def test_tests_on_the_sample_run_last_the_rebuilding_ones_first() -> None:
         item("mypy", (), "slow"),
     ]
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
-    assert [i.name for i in items] == ["mypy", "unit", "unit2", "rebuilds", "reads"]
+    assert [i.name for i in items] == ["unit", "unit2", "mypy", "rebuilds", "reads"]
 
 
 def test_a_long_test_gets_a_still_running_line() -> None:
