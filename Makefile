@@ -28,9 +28,12 @@ repro: setup
 # per test with its running count as it ends, so a slow or stuck test is named as it runs; the sample build
 # that the whole-pipeline tests share (tests/support/sample_build.py) runs in the background from the start
 # and prints its stage lines while a test waits for it; the 15 slowest at the end. `worksteal` rebalances
-# the long tests at the end instead of leaving them queued behind one worker.
+# the long tests at the end instead of leaving them queued behind one worker. ruff runs first (seconds);
+# mypy runs as a test (tests/test_lint.py), beside the build instead of a minute or two before everything.
 TEST_WORKERS ?= logical
-test: setup lint
+test: setup
+	ruff check .
+	ruff format --check .
 	python -m pytest -n $(TEST_WORKERS) --dist worksteal -v -o console_output_style=count --durations=15
 
 # The tests not marked `slow` (pyproject.toml): under 3 minutes on 2 cores, for the edit-test loop.

@@ -18,18 +18,48 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
-_heartbeat: Heartbeat | None = None
+_heartbeat: Heartbeat | None = None  # this process's tests (an xdist worker's, or the one process's)
+_collecting: Heartbeat | None = (
+    None  # the run's line while the tests are collected (minutes on a busy machine)
+)
+
+
+def whole_suite(config: pytest.Config) -> bool:
+    """The run is the whole suite (`make test`: the configured test paths, no marker, keyword or last-failed
+    filter), so the tests on the sample build are certainly selected."""
+    return (
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS
+        and not config.option.markexpr
+        and not config.option.keyword
+        and not getattr(config.option, "lf", False)
+    )
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Between pytest's captures (after the conftests loaded, before collection), so fd 2 is the real one."""
-    global _heartbeat
-    if session.config.pluginmanager.hasplugin("dsession") or session.config.option.collectonly:
-        return  # the xdist controller runs no test; its workers beat
-    _heartbeat = Heartbeat()
+    global _heartbeat, _collecting
+    config = session.config
+    if config.option.collectonly:
+        return
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        _heartbeat = Heartbeat()
+        return
+    if whole_suite(config):
+        # The build is the run's critical path: start it now rather than after collection (each xdist
+        # worker imports every test module first, a minute or more on 2 busy cores).
+        sample.start_if_needed(config._tmp_path_factory.getbasetemp())
+    _collecting = Heartbeat()
+    _collecting.begin("test collection")
+    if not config.pluginmanager.hasplugin("dsession"):
+        _heartbeat = _collecting  # one process: the same heartbeat goes on with its tests
+    # else the xdist controller runs no test: its workers beat, and this one stops at the first test
 
 
 def pytest_runtest_logstart(nodeid: str) -> None:
+    global _collecting
+    if _collecting is not None and _collecting is not _heartbeat:
+        _collecting.end()
+    _collecting = None
     if _heartbeat is not None:
         _heartbeat.begin(nodeid)
 
@@ -47,7 +77,8 @@ def _needs_sample(item: pytest.Item) -> bool:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests on the built sample run last, so the build (started at collection) overlaps everything else.
     Among them, the ones marked `rebuilds` (a long `dvc repro` of their own) go first, so that on several
-    workers the longest work starts earliest."""
+    workers the longest work starts earliest. (The other tests keep their shuffled order: xdist's worksteal
+    hands each worker a contiguous share, so putting the slow ones first would give them all to one.)"""
     rest = [item for item in items if not _needs_sample(item)]
     built = [item for item in items if _needs_sample(item)]
     built.sort(key=lambda item: item.get_closest_marker("rebuilds") is None)  # stable: keeps the order else

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from tests.support.project import ROOT, env
+from tests.support.project import ROOT, env, run
 
 pytestmark = pytest.mark.slow
 
@@ -126,11 +126,30 @@ def before_scoring(project: Path) -> None:
     (project / "preds.jsonl").write_text("\n".join(lines) + "\n")
 
 
+def after_param_change(project: Path) -> None:
+    """What the param change of journey 2 did, read with `almanac diff` on the two commits it made (here
+    rather than in a test of its own, which would rebuild the same change a second time)."""
+    almanac = str(project / ".venv/bin/almanac")
+    report = run([almanac, "diff", "HEAD~1", "HEAD", "--style", "mirai"], project).stdout
+    assert "| params.yaml | relation_split.queries_per_month | 100 | 5 |" in report
+    # 4 + 3 + 6 of the 28 queries go, none is added, and the 15 kept are the same records.
+    assert "| mirai | default | test | 28 | 15 | 0 | 13 | 0 | 15 |" in report
+    # One param change fits on one screen (issue 26: 932 lines before): hundreds of balance keys differ,
+    # summarised per file; the summary's own change comes first among the largest.
+    assert len(report.splitlines()) <= 60
+    assert "| reports/mirai/all/summary.json | test | 28 | 15 | -13 |" in report
+    every = run([almanac, "diff", "HEAD~1", "HEAD", "--style", "mirai", "--metrics", "all"], project)
+    assert "| reports/mirai/2025-05/metrics.json | queries | 8 | 5 | -3 |" in every.stdout
+
+
 # First command of a block -> what the user does before it (README says so in the prose around it).
+PARAM_CHANGE = '.venv/bin/dvc repro && git commit -am "fewer relation queries"'
 BEFORE: dict[str, Callable[[Path], None]] = {
-    '.venv/bin/dvc repro && git commit -am "fewer relation queries"': before_param_change,
+    PARAM_CHANGE: before_param_change,
     ".venv/bin/almanac score mirai --queries data/mirai/queries/2025-05.parquet --predictions": before_scoring,
 }
+# First command of a block -> what the test checks right after the block (before a later block commits).
+AFTER: dict[str, Callable[[Path], None]] = {PARAM_CHANGE: after_param_change}
 
 
 def runnable(command: str) -> bool:
@@ -143,6 +162,7 @@ def test_every_readme_command_runs_as_written(sample_build: Path, tmp_path: Path
     (project / ".venv").symlink_to(Path(sys.prefix))
     bare_env = {**env(), **git_env(), "PATH": os.defpath}  # no venv on PATH: `.venv/bin/...` must carry it
     ran = 0
+    checked = set()
     for line, commands in documented_blocks():
         for first, prepare in BEFORE.items():
             if commands[0].startswith(first):
@@ -161,6 +181,11 @@ def test_every_readme_command_runs_as_written(sample_build: Path, tmp_path: Path
         )
         assert result.returncode == 0, f"{line}: {commands}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
         ran += sum(map(runnable, commands))
+        for first, check in AFTER.items():
+            if commands[0].startswith(first):
+                check(project)
+                checked.add(first)
+    assert checked == set(AFTER), f"README no longer shows {sorted(set(AFTER) - checked)}"
     assert (project / "publish/openforesight-all/manifest.json").is_file()
     assert json.loads((project / "out" / "report.json").read_text())
     assert ran >= 15

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.conftest import pytest_collection_modifyitems
+from tests.conftest import pytest_collection_modifyitems, whole_suite
 from tests.support import sample_build
 from tests.support.heartbeat import Heartbeat
 
@@ -85,18 +85,21 @@ def test_each_stage_line_is_shown_once_among_the_waiting_workers(
 
 
 def test_tests_on_the_sample_run_last_the_rebuilding_ones_first() -> None:
-    def item(name: str, fixtures: tuple[str, ...], rebuilds: bool = False) -> SimpleNamespace:
-        marker = object() if rebuilds else None
-        return SimpleNamespace(name=name, fixturenames=fixtures, get_closest_marker=lambda _: marker)
+    def item(name: str, fixtures: tuple[str, ...], *markers: str) -> SimpleNamespace:
+        def marker(wanted: str) -> object | None:
+            return object() if wanted in markers else None
+
+        return SimpleNamespace(name=name, fixturenames=fixtures, get_closest_marker=marker)
 
     items = [
-        item("reads", ("built", "sample_build")),
+        item("reads", ("built", "sample_build"), "slow"),
         item("unit", ("tmp_path",)),
-        item("rebuilds", ("fresh", "sample_build"), rebuilds=True),
+        item("rebuilds", ("fresh", "sample_build"), "slow", "rebuilds"),
         item("unit2", ()),
+        item("mypy", (), "slow"),
     ]
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
-    assert [i.name for i in items] == ["unit", "unit2", "rebuilds", "reads"]
+    assert [i.name for i in items] == ["unit", "unit2", "mypy", "rebuilds", "reads"]
 
 
 def test_a_long_test_gets_a_still_running_line() -> None:
@@ -109,3 +112,13 @@ def test_a_long_test_gets_a_still_running_line() -> None:
     said = os.read(read_end, 10_000).decode()
     assert "still running tests/test_x.py::test_slow (" in said
     assert 2 <= said.count("still running") <= 4  # one line per 0.2 s of the 0.7 s, not one per poll
+
+
+def test_only_the_whole_suite_starts_the_build_before_collection() -> None:
+    def config(source: pytest.Config.ArgsSource, markexpr: str = "", keyword: str = "") -> SimpleNamespace:
+        return SimpleNamespace(args_source=source, option=SimpleNamespace(markexpr=markexpr, keyword=keyword))
+
+    assert whole_suite(config(pytest.Config.ArgsSource.TESTPATHS))  # type: ignore[arg-type]
+    assert not whole_suite(config(pytest.Config.ArgsSource.ARGS))  # type: ignore[arg-type]  # one file
+    assert not whole_suite(config(pytest.Config.ArgsSource.TESTPATHS, markexpr="not slow"))  # type: ignore[arg-type]
+    assert not whole_suite(config(pytest.Config.ArgsSource.TESTPATHS, keyword="dedup"))  # type: ignore[arg-type]
