@@ -58,6 +58,7 @@ COMMAND_DOCS = (
     "docs/llm.md",
     "docs/robustness.md",
     "docs/extending.md",
+    "docs/publish.md",
 )
 
 
