@@ -48,7 +48,7 @@ def test_repro_builds_every_stage_with_balanced_metrics(built: Path) -> None:
     assert dedup["items_out"] == kept > 0
     assert pq.read_table(built / dedup_rejects()).num_rows == dedup["rejected"] > 0
     assert (built / "reports/corpus_stats.md").read_text().startswith("# Corpus statistics")
-    assert pq.read_table(built / "data/wiki/articles.parquet").num_rows == 9  # see test_wiki_wcep_ingest
+    assert pq.read_table(built / "data/wiki/articles.parquet").num_rows == 21  # see test_wiki_wcep_ingest
     assert pq.read_table(built / "data/wcep/events.parquet").num_rows > 0
     news = pq.read_table(built / "data/wcep/news.parquet")  # fetching is off: corpus hits only
     assert news.num_rows > 0 and set(news.column("origin").to_pylist()) == {"ccnews"}
@@ -65,8 +65,8 @@ def test_every_released_row_passes_almanac_check(built: Path) -> None:
 
 
 def test_the_sample_builds_futurex_tiers(built: Path) -> None:
-    """Every level is non-empty on the sample: Level 4 from the offline validator's numeric drops (the
-    sample's June articles state exact figures: docs/sample.md)."""
+    """Every level is non-empty on the sample: Level 4 from the series style's numeric test questions and
+    the offline validator's numeric drops (the sample's June articles state exact figures: docs/sample.md)."""
     counts = {
         level: pq.read_table(built / f"data/futurex/tiers/level{level}.parquet").num_rows
         for level in (1, 2, 3, 4)
