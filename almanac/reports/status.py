@@ -89,6 +89,8 @@ def month_status(
 
 
 def _has_report(repo: Path, style: str, month: str) -> bool:
+    if style == "series":  # its months are the series' own (series.split): one report over all of them
+        return (repo / report_dir(style, "all") / "metrics.json").is_file()
     if style in WHOLE_BUILD_REPORTS:  # one report over every month (reports/<stage>.json)
         return all((repo / stats_report(stage, ".json")).is_file() for stage in WHOLE_BUILD_REPORTS[style])
     return (repo / report_dir(style, month) / "metrics.json").is_file()

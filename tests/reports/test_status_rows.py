@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from almanac.reports.status import released_rows, rows_markdown, status_markdown
+from almanac.reports.status import month_status, released_rows, rows_markdown, status_markdown
 from almanac.reports.styles import STYLES
 
 
@@ -55,3 +55,14 @@ def test_rows_by_split_and_the_month_they_belong_to(tmp_path: Path) -> None:
 
 def test_a_style_with_nothing_released(tmp_path: Path) -> None:
     assert released_rows(STYLES["openforecast"], tmp_path) == {}
+
+
+def test_series_report_is_its_whole_build_report(tmp_path: Path) -> None:
+    """The series style's months are its own, not the news months: each news month's row says whether the
+    style's one report (reports/series/all/) exists, never a per-month folder it does not write."""
+    (tmp_path / "dvc.lock").write_text("schema: '2.0'\nstages: {}\n")
+    before = {row.month: row.report for row in month_status(["2025-05"], tmp_path) if row.style == "series"}
+    (tmp_path / "reports/series/all").mkdir(parents=True)
+    (tmp_path / "reports/series/all/metrics.json").write_text("{}")
+    after = {row.month: row.report for row in month_status(["2025-05"], tmp_path) if row.style == "series"}
+    assert (before, after) == ({"2025-05": False}, {"2025-05": True})
