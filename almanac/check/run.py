@@ -18,6 +18,7 @@ from almanac.check.openforesight import RetrievalContext, check_openforesight, s
 from almanac.check.report import StyleReport
 from almanac.check.retrieval import corpus_chunk_days, cutoff_months, own_article_containment
 from almanac.check.series import check_series
+from almanac.check.series_context import NewsContextRules
 from almanac.core import layout
 from almanac.core.field_roles import prompt_fields
 from almanac.core.ids import content_id
@@ -252,7 +253,27 @@ def _series(root: Path, month: str, params: Mapping[str, Any]) -> StyleReport:
     section = params.get("series") or {}
     splits = {split: list((section.get("split") or {}).get(f"{split}_months") or ()) for split in SPLITS}
     allowed = bool((section.get("questions") or {}).get("allow_unvintaged", False))
-    return check_series(rows, observations, splits, allowed, scope=month)
+    news = _news_rules(root, rows, params)
+    return check_series(rows, observations, splits, allowed, scope=month, news=news)
+
+
+def _news_rules(root: Path, rows: Sequence[Mapping[str, Any]], params: Mapping[str, Any]) -> NewsContextRules:
+    """The retrieval cap and, for the chunks shown, their articles' last days read from the corpus."""
+    futuresim = params.get("futuresim") or {}
+    shown = {str(chunk["chunk_id"]) for row in rows for chunk in row.get("news_context") or ()}
+    chunks = [
+        row
+        for path in (sorted((root / layout.futuresim_chunks_dir()).glob("*.parquet")) if shown else ())
+        for row in _rows(path, ["chunk_id", "article_id", "ordinal", "text"])
+        if str(row["chunk_id"]) in shown
+    ]
+    days, problems = corpus_chunk_days(chunks, _corpus_dates(root) if chunks else {})
+    return NewsContextRules(
+        k=int((futuresim.get("retrieval") or {}).get("k", 5)),
+        chunk_tokens=int((futuresim.get("corpus") or {}).get("chunk_tokens", 512)),
+        corpus_days=days,
+        corpus_problems=problems,
+    )
 
 
 def cross_style(params: Mapping[str, Any], root: Path = Path(".")) -> StyleReport:

@@ -16,6 +16,7 @@ from typing import Any
 from almanac.check.common import Checked, unique_ids
 from almanac.check.dates import as_day
 from almanac.check.report import StyleReport
+from almanac.check.series_context import NewsContextRules, context_capped, context_not_after_forecast
 
 Row = Mapping[str, Any]
 Table = dict[str, list[Row]]  # series id -> its rows of every release
@@ -27,6 +28,7 @@ def check_series(
     splits: Mapping[str, Sequence[str]],
     allow_unvintaged: bool = False,
     scope: str = "all",
+    news: NewsContextRules | None = None,
 ) -> StyleReport:
     table: Table = {}
     for row in observations:
@@ -54,6 +56,18 @@ def check_series(
         "only with series.questions.allow_unvintaged, and says so in values_may_be_revised",
         _unvintaged(questions, table, allow_unvintaged),
     )
+    if news is not None:
+        report.check(
+            "news_context_not_after_forecast_date",
+            "every news chunk's publication interval ends on or before the question's forecast date "
+            "(the corpus's date where the corpus is built)",
+            context_not_after_forecast(questions, news),
+        )
+        report.check(
+            "news_context_capped",
+            "at most futuresim.retrieval.k chunks, ranked 1..n, each within futuresim.corpus.chunk_tokens",
+            context_capped(questions, news),
+        )
     return report
 
 

@@ -337,6 +337,10 @@ SCHEMA |= {  # the series style (docs/series.md)
     "series.questions.sigma_window": count(2),
     "series.questions.sigma_relative_fallback": Rule("float", above=0),
     "series.questions.allow_unvintaged": flag(),
+    "series.context.enabled": flag(),
+    "series.context.query_fields": Rule(
+        "list", item=Rule("str", choices=("title", "unit", "provider", "series_id")), low=1
+    ),
     "series.split.train_months": months(nonempty=True),
     "series.split.validation_months": months(nonempty=True),
     "series.split.test_months": months(nonempty=True),

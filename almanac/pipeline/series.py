@@ -20,16 +20,34 @@ INGEST: Final = Stage(
 QUESTIONS: Final = Stage(
     name="series_questions",
     module="stages.series_questions",
-    reads=(sp.series_observations().as_posix(),),
-    params=("series.questions", "series.split"),
+    # the FutureSim index: each question's news context (almanac.series.context)
+    reads=(sp.series_observations().as_posix(), p.futuresim_index_dir().as_posix()),
+    params=(
+        "series.questions",
+        "series.split",
+        "series.context",
+        "futuresim.retrieval.k",
+        "llm.roles.embedder",
+    ),
     writes=(sp.series_splits_dir(), sp.series_question_rejects(), p.metrics_path("series_questions")),
 )
 CHECK: Final = Stage(
     name="check_series",
     module="stages.check",
     args=("--style", "series"),
-    reads=(sp.series_splits_dir().as_posix(), sp.series_observations().as_posix()),
-    params=("series.questions.allow_unvintaged", "series.split"),
+    # the chunk export and the corpus: a news chunk's date is traced to its article (news_context_*)
+    reads=(
+        sp.series_splits_dir().as_posix(),
+        sp.series_observations().as_posix(),
+        p.futuresim_chunks_dir().as_posix(),
+        p.articles_dir().as_posix(),
+    ),
+    params=(
+        "series.questions.allow_unvintaged",
+        "series.split",
+        "futuresim.retrieval.k",
+        "futuresim.corpus.chunk_tokens",
+    ),
     writes=(p.check_report("series"),),
 )
 REPORT: Final = Stage(

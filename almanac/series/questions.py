@@ -160,6 +160,8 @@ def _question(
         # no release dates: every figure may be a later revision (only with allow_unvintaged)
         "values_may_be_revised": any(bool(row["revised_unknown"]) for row in rows),
         "split": split,
+        "news_query": "",  # filled by almanac.series.context.add_context
+        "news_context": [],
     }
 
 

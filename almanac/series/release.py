@@ -32,6 +32,20 @@ _KNOWN_VALUE = pa.struct(
         pa.field("known_date", pa.date32()),
     ]
 )
+# A news chunk of the FutureSim index shown with a question (almanac.series.context), as FutureSim's
+# retrieval rows hold it (almanac.futuresim.schema.RETRIEVAL_SCHEMA), nested in the question row.
+CONTEXT_CHUNK = pa.struct(
+    [
+        pa.field("rank", pa.int16()),  # 1 = best
+        pa.field("chunk_id", pa.string()),
+        pa.field("article_id", pa.string()),
+        pa.field("url", pa.string()),
+        pa.field("available_date", pa.date32()),  # the end of its article's publication interval
+        pa.field("date_precision", pa.string()),  # day | upper_bound
+        pa.field("score", pa.float64()),
+        pa.field("text", pa.string()),
+    ]
+)
 QUESTION_SCHEMA = pa.schema(
     [
         pa.field("question_id", pa.string(), nullable=False),
@@ -56,6 +70,9 @@ QUESTION_SCHEMA = pa.schema(
         pa.field("sigma_source", pa.string(), nullable=True),  # recent_values | fallback_relative
         pa.field("values_may_be_revised", pa.bool_(), nullable=False),
         pa.field("split", pa.string(), nullable=False),
+        pa.field("news_query", pa.string(), nullable=False),  # "" without a context search
+        # up to futuresim.retrieval.k chunks available by forecast_date, best first (may be empty)
+        pa.field("news_context", pa.list_(CONTEXT_CHUNK), nullable=False),
     ]
 )
 
@@ -84,6 +101,8 @@ FIELD_ROLES: dict[str, Role] = {
     "provider": "provenance",
     "values_may_be_revised": "provenance",
     "split": "provenance",
+    "news_query": "provenance",
+    "news_context": "prompt",
 }
 
 
