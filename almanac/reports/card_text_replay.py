@@ -35,7 +35,7 @@ DATA_AND_REPLAY_CARD_TEXTS: dict[str, CardText] = {
         source_datasets=("FRED / BLS US macroeconomic data (statsmodels macrodata)",),
         roles=(),
         prompts=(),
-        params_sections=("series.ingest", "series.questions", "series.split"),
+        params_sections=("series.ingest", "series.questions", "series.split", "series.context"),
         stages=("series_ingest", "series_questions"),
         fields=(
             ("question_id", "stable content-hash id of the question"),
@@ -47,6 +47,7 @@ DATA_AND_REPLAY_CARD_TEXTS: dict[str, CardText] = {
             ("answer / resolution_value / resolution_period / resolution_known_date", "the resolving figure"),
             ("sigma / sigma_source", "FutureX's sigma (numeric): recent_values or a flagged fallback"),
             ("values_may_be_revised", "the series has no release dates; its figures may be later revisions"),
+            ("news_query / news_context", "FutureSim chunks published by the forecast date (may be empty)"),
         ),
         split_rules=(
             "A question is in the split of its resolution month (`series.split`).",
@@ -56,6 +57,9 @@ DATA_AND_REPLAY_CARD_TEXTS: dict[str, CardText] = {
             "the observations table.",
             "Series without release dates are released only with `series.questions.allow_unvintaged`, "
             "every such row flagged `values_may_be_revised`.",
+            "News context: at most `futuresim.retrieval.k` chunks of the FutureSim index, each of an article "
+            "whose whole publication interval ends on or before the forecast date; the report counts the "
+            "questions that have any (none on the sample: its series end in 2009, its news is of 2025).",
         ),
     ),
     "futuresim": CardText(

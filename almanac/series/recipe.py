@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from almanac.pipeline import series
+from almanac.pipeline import futuresim, series
 from almanac.pipeline.recipe import Recipe, Step
 
 RECIPE: Final = Recipe(
@@ -36,4 +36,6 @@ RECIPE: Final = Recipe(
         ),
     ),
     report_stages=(series.REPORT,),
+    # the news context: the questions read the FutureSim index, the check traces chunks to the export
+    used=(futuresim.CORPUS, futuresim.INDEX),
 )

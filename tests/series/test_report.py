@@ -49,3 +49,6 @@ def test_report_counts_base_rate_and_baselines(tmp_path: Path, monkeypatch: pyte
     )
     assert report.metrics["sigma_sources"] == {"recent_values": 1}
     assert report.summary is not None and report.summary["test"] == 2
+    # build_release alone attaches no context: the report says so instead of leaving it out
+    assert report.metrics["news_context"] == {"questions_with_context": 0, "chunks": 0}
+    assert any(note.startswith("No question carries news context (0 of 2)") for note in report.notes)
