@@ -46,7 +46,9 @@ def requests(prefix: str, n: int) -> list[LLMRequest]:
 
 
 async def bare_client(url: str, n: int, concurrency: int) -> float:
-    client = openai.AsyncOpenAI(api_key="none", base_url=url, max_retries=0)
+    # The layer's deadline (timeout_s 120) for every part of the call: the SDK's default 5 s connect
+    # timeout fails this loop on a loaded machine, where 64 connections open at once.
+    client = openai.AsyncOpenAI(api_key="none", base_url=url, max_retries=0, timeout=120.0)
     gate = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:

@@ -80,8 +80,10 @@ class ChatPoster:
             "Content-Type": "application/json",
             "Accept": "application/json",
         }
-        # Per read and per connect, as the SDK's timeout; call_chat's deadline bounds the whole call.
-        self._timeout = aiohttp.ClientTimeout(total=None, connect=role.timeout_s, sock_read=role.timeout_s)
+        # One deadline for the whole attempt (connect, send, headers and body): a server dripping bytes
+        # cannot hold a call past it. A single timer per call; per-read and per-connect timeouts of the
+        # same length would add nothing (neither can fire after the total) but cost two timers per call.
+        self._timeout = aiohttp.ClientTimeout(total=role.timeout_s)
         self._session: aiohttp.ClientSession | None = None
         self._proxy: URL | None = None
         self._proxy_auth: aiohttp.BasicAuth | None = None

@@ -144,10 +144,8 @@ async def call_chat(
         retry_after: float | None = None
         try:
             # A plain POST (http_chat): the SDK's per-call request building costs more CPU than the
-            # rest of the call. The session's timeout bounds each read; this deadline bounds the call,
-            # so a server dripping bytes cannot hold it.
-            async with asyncio.timeout(role.timeout_s):
-                raw = await poster.post(body)
+            # rest of the call. The session's total timeout (role.timeout_s) is the attempt's deadline.
+            raw = await poster.post(body)
         except HTTPStatusFailure as error:
             status = error.status_code
             detail = redact(f"HTTP {status}: {error.message}", secrets)
