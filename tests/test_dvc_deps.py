@@ -1,8 +1,10 @@
 """dvc.yaml is the rendering of the stage declarations (almanac/pipeline/), and its deps are exact.
 
 The committed file must be what ``almanac dag`` renders (CI catches a declaration or import edit without a
-re-render). The dep probes work on the rendered dep lists: which expanded stages (one per foreach item) list a
-file is which stages DVC marks changed when that file is edited. Expected sets are worked out from the code:
+re-render). A stage's code files (import closure and prompts) are hashed by the first stage, ``code_hashes``,
+into the stage's fingerprint, its one code dep. The dep probes work on those lists: an edited file is a dep
+of ``code_hashes`` (so ``dvc repro`` runs it first) exactly when some stage runs it, and after that run the
+stages DVC marks changed are those whose fingerprint lists the file, one per foreach item. Expected sets are worked out from the code:
 ``almanac/core/ray_cli.py`` and ``almanac/foresight/release_import.py`` are CLI-only modules no stage imports;
 ``almanac/foresight/dates.py`` is run by the date step only; ``prompts/repair.md`` is sent by the repair round
 of every stage that sends a task (issue 25 names foresight_dates, futuresim_repair, futuresim_answerability);
@@ -22,8 +24,9 @@ import yaml
 
 from almanac.pipeline.dag import STAGES
 from almanac.pipeline.declare import Stage
+from almanac.pipeline.fingerprints import fingerprint, write_fingerprints
 from almanac.pipeline.imports import FACES, PROJECT_PACKAGES, ROOT, closure, imports, parsed
-from almanac.pipeline.render import deps, render_project
+from almanac.pipeline.render import CODE_HASHES, code_files, deps, fingerprint_path, render_project
 from tests.support.project import dvc, make_project
 
 # params.yaml and the foreach lists that follow from its months (dvc.yaml's vars)
@@ -43,8 +46,16 @@ def expanded() -> dict[str, Stage]:
 
 
 def changed_by(path: str) -> set[str]:
-    """The expanded stages an edit of ``path`` marks changed: those listing it as a dep."""
-    return {name for name, stage in expanded().items() if path in deps(stage)}
+    """The expanded stages an edit of ``path`` marks changed once ``code_hashes`` has run: those whose
+    fingerprint lists it (or that list it as a dep themselves, which only ``code_hashes`` does)."""
+    found = {name for name, stage in expanded().items() if path in code_files(stage)}
+    return found | ({CODE_HASHES} if path in deps(STAGES[0]) else set())
+
+
+def rerun_by(path: str) -> set[str]:
+    """What a repro after editing ``path`` reruns: ``code_hashes`` (if the file is its dep) and the stages
+    whose fingerprint then changes."""
+    return changed_by(path) - {CODE_HASHES}
 
 
 def test_the_committed_dvc_yaml_is_the_rendering() -> None:
@@ -55,17 +66,83 @@ def test_the_committed_dvc_yaml_is_the_rendering() -> None:
 def test_a_module_no_stage_imports_changes_no_stage() -> None:
     for path in ("almanac/core/ray_cli.py", "almanac/foresight/release_import.py", "almanac/cli.py"):
         assert (ROOT / path).is_file(), path
-        assert changed_by(path) == set(), path
+        assert changed_by(path) == set(), path  # not even code_hashes: the file is no dep of any stage
+
+
+def test_code_files_are_deps_of_code_hashes_only_each_once() -> None:
+    first, rest = STAGES[0], STAGES[1:]
+    assert first.name == CODE_HASHES
+    hashed = deps(first)
+    assert hashed == sorted(set(hashed))
+    assert set(hashed) == set().union(*(code_files(stage) for stage in STAGES))
+    code = tuple(f"{package}/" for package in (*PROJECT_PACKAGES, "prompts"))
+    for stage in rest:
+        own = deps(stage)
+        assert own[0] == fingerprint_path(stage.name).as_posix(), stage.name
+        assert not [dep for dep in own if dep.startswith(code)], stage.name
+    # the deps the sample's DVC checks: each stage's ~45 code files became one fingerprint
+    per_stage = sum(len(code_files(stage)) for stage in rest)
+    assert len(hashed) + len(rest) < per_stage / 4
+
+
+def _fingerprint_project(tmp_path: Path) -> tuple[Path, tuple[Stage, ...]]:
+    """Two stage modules sharing a helper, a module neither imports, a prompt one of them sends."""
+    for folder in ("stages", "almanac/tool", "prompts"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "almanac/tool/__init__.py").write_text("")
+    (tmp_path / "almanac/tool/shared.py").write_text("X = 1\n")
+    (tmp_path / "almanac/tool/alone.py").write_text("")
+    (tmp_path / "almanac/tool/unused.py").write_text("")
+    (tmp_path / "stages/a.py").write_text("from almanac.tool import shared\n")
+    (tmp_path / "stages/b.py").write_text("from almanac.tool import shared, alone\n")
+    (tmp_path / "prompts/ask.md").write_text("ask\n")
+    (tmp_path / "prompts/repair.md").write_text("repair\n")
+    stages = (
+        Stage(name="a", module="stages.a", writes=(Path("data/a"),)),
+        Stage(name="b", module="stages.b", tasks=("ask",), writes=(Path("data/b"),)),
+    )
+    return tmp_path, stages
+
+
+def test_a_fingerprint_changes_exactly_when_one_of_its_files_does(tmp_path: Path) -> None:
+    root, stages = _fingerprint_project(tmp_path)
+    assert write_fingerprints(stages, root) == ["a", "b"]
+    listed = (root / "data/code/b.sha256").read_text().splitlines()
+    # sha256sum's format, one line per code file: the closure sorted, then the prompts
+    assert [line.split("  ")[1] for line in listed] == [
+        "almanac/tool/__init__.py",
+        "almanac/tool/alone.py",
+        "almanac/tool/shared.py",
+        "stages/b.py",
+        "prompts/ask.md",
+        "prompts/repair.md",
+    ]
+    # sha256 of "repair\n", from `printf 'repair\n' | sha256sum`
+    assert listed[-1] == "0f15edc88ae50f41d95d698a8be425f8095d15ba461681b898caffcfe2cda2da  prompts/repair.md"
+    stamp = (root / "data/code/a.sha256").stat().st_mtime_ns
+    assert write_fingerprints(stages, root) == []  # nothing changed: nothing rewritten
+    (root / "almanac/tool/unused.py").write_text("# a comment\n")
+    assert write_fingerprints(stages, root) == []
+    (root / "almanac/tool/alone.py").write_text("# a comment\n")
+    assert write_fingerprints(stages, root) == ["b"]
+    (root / "prompts/ask.md").write_text("ask, in other words\n")
+    assert write_fingerprints(stages, root) == ["b"]
+    (root / "almanac/tool/shared.py").write_text("X = 2\n")
+    assert write_fingerprints(stages, root) == ["a", "b"]
+    assert (root / "data/code/a.sha256").stat().st_mtime_ns != stamp
+    assert fingerprint(stages[0], root) == (root / "data/code/a.sha256").read_text()
 
 
 def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     months = PARAMS["months"]
-    assert changed_by("almanac/foresight/dates.py") == {f"foresight_dates@{month}" for month in months}
-    assert changed_by("almanac/gdelt/download.py") == {f"gdelt_download@{month}" for month in months}
+    assert rerun_by("almanac/foresight/dates.py") == {f"foresight_dates@{month}" for month in months}
+    assert rerun_by("almanac/gdelt/download.py") == {f"gdelt_download@{month}" for month in months}
+    assert CODE_HASHES in changed_by("almanac/gdelt/download.py")  # which runs first and rewrites one file
     # core/io.py: every stage writes through it (core.layout.paths imports it), so every stage reruns.
     assert changed_by("almanac/core/io.py") == set(expanded())
+    assert rerun_by("almanac/core/io.py") == set(expanded()) - {CODE_HASHES}
     # The Markdown helpers: the statistics, funnel and report stages only.
-    report_stages = {name.partition("@")[0] for name in changed_by("almanac/core/markdown.py")}
+    report_stages = {name.partition("@")[0] for name in rerun_by("almanac/core/markdown.py")}
     assert report_stages == {
         "corpus_stats", "event_stats", "gdelt_stats", "foresight_funnel", "futuresim_funnel",
         "openforesight_report", "openforecast_report", "mirai_report", "series_report",
@@ -73,19 +150,20 @@ def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
 
 
 def test_every_sender_of_a_prompt_lists_it() -> None:
-    repair = {name.partition("@")[0] for name in changed_by("prompts/repair.md")}
+    repair = {name.partition("@")[0] for name in rerun_by("prompts/repair.md")}
     assert {"foresight_dates", "futuresim_repair", "futuresim_answerability"} <= repair
     assert repair == {stage.name for stage in STAGES if stage.tasks}
-    assert {n.partition("@")[0] for n in changed_by("prompts/futuresim_answer.md")} == {
+    assert {n.partition("@")[0] for n in rerun_by("prompts/futuresim_answer.md")} == {
         "futuresim_repair",
         "futuresim_answerability",
     }
-    assert {n.partition("@")[0] for n in changed_by("prompts/date_repair.md")} == {"foresight_dates"}
+    assert {n.partition("@")[0] for n in rerun_by("prompts/date_repair.md")} == {"foresight_dates"}
     # Sent from the CLI only: the FutureX scorer's judge (`almanac score futurex`) and the replay's baseline
     # forecaster (`almanac simulate`).
     cli_only = {"futurex_answer_judge.md", "futuresim_forecast.md"}
     for prompt in sorted((ROOT / "prompts").glob("*.md")):
-        senders = changed_by(f"prompts/{prompt.name}")
+        senders = rerun_by(f"prompts/{prompt.name}")
+        assert bool(senders) == (CODE_HASHES in changed_by(f"prompts/{prompt.name}")), prompt.name
         assert bool(senders) != (prompt.name in cli_only), prompt.name
 
 
@@ -169,17 +247,32 @@ def test_the_static_closure_holds_every_module_the_stage_loads(module: str) -> N
 
 @pytest.mark.slow
 def test_dvc_status_marks_exactly_the_importers_changed(tmp_path: Path) -> None:
-    """One real probe: wiki_ingest built, an edit to a module it does not run leaves it up to date, an edit
-    to one it runs only through other modules (core/ids.py) marks it changed."""
+    """One real probe: wiki_ingest built (code_hashes runs first, as its upstream). An edit to a module no
+    stage runs changes nothing; an edit to a prompt wiki_ingest does not send reruns code_hashes only (its
+    fingerprint is the same); an edit to one it runs only through other modules (core/ids.py) marks
+    code_hashes changed, and once it ran, wiki_ingest through its fingerprint."""
     assert "almanac/core/ray_cli.py" not in closure("stages.wiki_ingest")
     assert "almanac/core/ids.py" in closure("stages.wiki_ingest")
     project = make_project(tmp_path / "project", ray__executor="serial")
     dvc(["repro", "wiki_ingest"], project)
     assert "Data and pipelines are up to date" in dvc(["status", "wiki_ingest"], project).stdout
-    with (project / "almanac/core/ray_cli.py").open("a", encoding="utf-8") as handle:
-        handle.write("# an edit\n")
-    assert "Data and pipelines are up to date" in dvc(["status", "wiki_ingest"], project).stdout
-    with (project / "almanac/core/ids.py").open("a", encoding="utf-8") as handle:
-        handle.write("# an edit\n")
+
+    def edit(path: str) -> None:
+        with (project / path).open("a", encoding="utf-8") as handle:
+            handle.write("\n# an edit\n")
+
+    edit("almanac/core/ray_cli.py")  # --with-deps: wiki_ingest and its upstream code_hashes
+    assert (
+        "Data and pipelines are up to date" in dvc(["status", "--with-deps", "wiki_ingest"], project).stdout
+    )
+    edit("prompts/repair.md")
+    assert "modified:           prompts/repair.md" in dvc(["status", CODE_HASHES], project).stdout
+    ran = dvc(["repro", "wiki_ingest"], project).stdout
+    assert "Running stage 'code_hashes'" in ran and "Running stage 'wiki_ingest'" not in ran, ran
+    edit("almanac/core/ids.py")
+    assert "Data and pipelines are up to date" in dvc(["status", "wiki_ingest"], project).stdout  # not yet
+    status = dvc(["status", "--with-deps", "wiki_ingest"], project).stdout
+    assert "code_hashes:" in status and "modified:           almanac/core/ids.py" in status, status
+    dvc(["repro", CODE_HASHES], project)
     status = dvc(["status", "wiki_ingest"], project).stdout
-    assert "wiki_ingest:" in status and "modified:           almanac/core/ids.py" in status, status
+    assert "wiki_ingest:" in status and "modified:           data/code/wiki_ingest.sha256" in status, status

@@ -131,8 +131,11 @@ def test_top_level_metrics_and_plots_are_the_layouts() -> None:
 
 
 def test_raw_inputs_of_each_source_stage_are_its_deps() -> None:
+    """Package data (a raw input under almanac/) is a code file: a dep through the stage's fingerprint."""
+    from almanac.pipeline.render import code_files
+
     for name, item, definition in EXPANDED:
-        deps = _paths(definition, "deps", item)
+        deps = _paths(definition, "deps", item) + code_files(STAGES[name])
         for path in raw_inputs(PARAMS, item).get(name, ()):
             assert path.as_posix() in deps, f"{name}@{item or '-'} reads {path} but does not depend on it"
 

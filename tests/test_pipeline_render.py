@@ -11,16 +11,20 @@ import pytest
 import yaml
 
 from almanac.pipeline.declare import ITEM, Stage
-from almanac.pipeline.render import problems, prompt_files, render, upstream
+from almanac.pipeline.render import code_files, code_stage, problems, prompt_files, render, upstream
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _project(tmp_path: Path) -> Path:
-    """A repository with two stage modules, one helper module, an unused module and a prompt."""
+    """A repository with two stage modules, one helper module, an unused module and a prompt (and stand-ins
+    for the launcher and the fingerprint module code_hashes runs)."""
     (tmp_path / "stages").mkdir()
     (tmp_path / "almanac" / "tool").mkdir(parents=True)
+    (tmp_path / "almanac" / "pipeline").mkdir(parents=True)
     (tmp_path / "prompts").mkdir()
+    for launcher in ("stages/run.py", "almanac/pipeline/__init__.py", "almanac/pipeline/fingerprints.py"):
+        (tmp_path / launcher).write_text("")
     for face in ("stages/__init__.py", "almanac/__init__.py"):
         (tmp_path / face).write_text('"""face"""\n')
     (tmp_path / "almanac/tool/__init__.py").write_text("")
@@ -50,29 +54,48 @@ USE = Stage(
 )
 
 
-def test_a_stage_renders_its_exact_code_prompts_reads_params_and_outs(tmp_path: Path) -> None:
-    text = render((MAKE, USE), metrics=(Path("reports/use.md"),), root=_project(tmp_path))
+def test_a_stage_renders_its_fingerprint_reads_params_and_outs(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    text = render((code_stage((MAKE, USE)), MAKE, USE), metrics=(Path("reports/use.md"),), root=root)
     dvc = yaml.safe_load(text)
+    assert list(dvc["stages"]) == ["code_hashes", "make", "use"]
+    assert dvc["stages"]["code_hashes"] == {
+        "cmd": "sh stages/python -m stages.run code_hashes almanac.pipeline.fingerprints:main",
+        # every stage's code files once: the lazy import inside make's main() counts; the faces, json and
+        # the unused module do not
+        "deps": [
+            "almanac/pipeline/__init__.py",
+            "almanac/pipeline/fingerprints.py",
+            "almanac/tool/__init__.py",
+            "almanac/tool/helper.py",
+            "prompts/ask.md",
+            "prompts/repair.md",
+            "stages/make.py",
+            "stages/run.py",
+            "stages/use.py",
+        ],
+        "outs": [
+            {"data/code/make.sha256": {"cache": False, "persist": True}},
+            {"data/code/use.sha256": {"cache": False, "persist": True}},
+        ],
+    }
     assert dvc["stages"]["make"] == {
         "foreach": "${months}",
         "do": {
             "cmd": "sh stages/python -m stages.make --month ${item}",
-            # the lazy import inside main() counts; the faces, json and the unused module do not
-            "deps": [
-                "almanac/tool/__init__.py",
-                "almanac/tool/helper.py",
-                "stages/make.py",
-                "${make.raw_dir}/${item}",
-            ],
+            "deps": ["data/code/make.sha256", "${make.raw_dir}/${item}"],
             "params": ["make"],
             "outs": ["data/made/${item}.parquet", "reports/metrics/make/${item}.json"],
         },
     }
     assert dvc["stages"]["use"] == {
         "cmd": "sh stages/python -m stages.use",
-        "deps": ["stages/use.py", "prompts/ask.md", "prompts/repair.md", "data/made"],
+        "deps": ["data/code/use.sha256", "data/made"],
         "outs": ["data/used.parquet", {"reports/use.md": {"cache": False}}],
     }
+    # what the fingerprints hash: the closure, then the prompts
+    assert code_files(MAKE, root) == ["almanac/tool/__init__.py", "almanac/tool/helper.py", "stages/make.py"]
+    assert code_files(USE, root) == ["stages/use.py", "prompts/ask.md", "prompts/repair.md"]
     assert dvc["metrics"] == ["reports/use.md"]
     assert upstream(USE, (MAKE, USE)) == (MAKE,)  # data/made holds every month's made/<month>.parquet
 
@@ -88,6 +111,7 @@ def test_the_renderer_refuses_reads_no_stage_writes_and_missing_code(tmp_path: P
     selfish = Stage(name="selfish", module="stages.use", reads=("data/s/part",), writes=(Path("data/s"),))
     found = problems((MAKE, orphan, selfish), root)
     assert found == [
+        "the first stage must be code_hashes, code_stage() of the others",
         "orphan: no module stages.gone",
         "orphan: reads data/nowhere, which no stage writes",
         "selfish: reads its own output data/s/part",

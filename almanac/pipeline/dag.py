@@ -1,6 +1,8 @@
 """Every stage of the DAG, in ``dvc.yaml`` order: the table ``almanac dag`` renders and the tests read.
 
 Each part's module lists its stages (``STAGES``); a new stage is one declaration added to its part's list.
+The first stage, ``code_hashes``, follows from the others (``render.code_stage``): one fingerprint of code
+files per stage, the code dep of that stage.
 """
 
 from __future__ import annotations
@@ -9,9 +11,11 @@ from typing import Final
 
 from almanac.pipeline import corpus, events, finals, foresight, futuresim, futurex, mirai, series
 from almanac.pipeline.declare import Stage
+from almanac.pipeline.render import code_stage
 
 PARTS: Final = (corpus, foresight, futuresim, events, mirai, futurex, finals, series)
-STAGES: Final[tuple[Stage, ...]] = tuple(stage for part in PARTS for stage in part.STAGES)
+DECLARED: Final[tuple[Stage, ...]] = tuple(stage for part in PARTS for stage in part.STAGES)
+STAGES: Final[tuple[Stage, ...]] = (code_stage(DECLARED), *DECLARED)
 BY_NAME: Final[dict[str, Stage]] = {stage.name: stage for stage in STAGES}
 if len(BY_NAME) != len(STAGES):
     raise ValueError("two stage declarations share a name")

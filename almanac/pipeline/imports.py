@@ -65,10 +65,11 @@ def _package_of(module: str, path: Path) -> str:
     return module if path.name == "__init__.py" else module.rpartition(".")[0]
 
 
-def imports(tree: ast.AST, module: str, path: Path) -> set[str]:
-    """The modules (and names that may be submodules) that running ``tree`` can import."""
+def imports(tree: ast.AST, module: str, path: Path, nodes: list[ast.AST] | None = None) -> set[str]:
+    """The modules (and names that may be submodules) that running ``tree`` can import (``nodes``: its
+    runtime nodes, when already walked)."""
     found: set[str] = set()
-    for node in _runtime_nodes(tree):
+    for node in _runtime_nodes(tree) if nodes is None else nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found.update(with_parents(alias.name))
@@ -119,12 +120,14 @@ def _resources_package(node: ast.expr, constants: dict[str, str]) -> str | None:
     return None
 
 
-def data_files(tree: ast.Module, path: Path, root: Path = ROOT) -> set[Path]:
+def data_files(
+    tree: ast.Module, path: Path, root: Path = ROOT, nodes: list[ast.AST] | None = None
+) -> set[Path]:
     """Files a module names beside itself (see the module docstring for the forms recognised)."""
     constants = _string_constants(tree)
     here = {"Path(__file__).parent", "Path(__file__).resolve().parent"}
     found: set[Path] = set()
-    for node in _runtime_nodes(tree):
+    for node in _runtime_nodes(tree) if nodes is None else nodes:
         folder: Path | None = None
         name: str | None = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
@@ -149,6 +152,17 @@ def parsed(path: Path) -> ast.Module:
 
 
 @cache
+def _edges(name: str, path: Path, root: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """What module ``name`` (file ``path``) imports and the data files it names (repo-relative): walked once
+    per file, however many closures hold it."""
+    tree = parsed(path)
+    nodes = list(_runtime_nodes(tree))
+    found = data_files(tree, path, root, nodes)
+    imported = imports(tree, name, path, nodes)
+    return frozenset(imported), frozenset(data.relative_to(root).as_posix() for data in found)
+
+
+@cache
 def closure(module: str, root: Path = ROOT) -> frozenset[str]:
     """Project files (repo-relative, POSIX) that ``python -m <module>`` imports or reads as package data,
     the two FACES left out."""
@@ -164,7 +178,7 @@ def closure(module: str, root: Path = ROOT) -> frozenset[str]:
         if path is None:
             continue
         files.add(path.relative_to(root).as_posix())
-        tree = parsed(path)
-        queue.extend(imports(tree, name, path) - seen)
-        files.update(data.relative_to(root).as_posix() for data in data_files(tree, path, root))
+        imported, data = _edges(name, path, root)
+        queue.extend(imported - seen)
+        files.update(data)
     return frozenset(files - FACES)

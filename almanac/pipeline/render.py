@@ -1,11 +1,16 @@
 """``dvc.yaml`` rendered from the stage declarations (``almanac dag``; ``make dag``).
 
-Each stage's deps are, in this order: the exact files of its module's import closure (``imports.closure``:
-no package folders, so an edit reruns only the stages that run the edited file), the prompt of every LLM task
-it may send and ``prompts/repair.md`` (the repair round of ``almanac.llm.tasks.run_task``, sent for any reply
-that does not parse), then the data it reads. Params, outs and the top-level metrics and plots come from the
-declarations. Rendering is pure: the same declarations and code give the same bytes, and the committed
-``dvc.yaml`` is tested to be what rendering gives.
+A stage's code is its *code files*: the exact files of its module's import closure (``imports.closure``: no
+package folders, so an edit reruns only the stages that run the edited file), the prompt of every LLM task it
+may send and ``prompts/repair.md`` (the repair round of ``almanac.llm.tasks.run_task``, sent for any reply
+that does not parse). DVC does not list them per stage (~45 a stage, 93% of all deps: a no-op repro paid for
+each): the first stage, ``code_hashes`` (:func:`code_stage`), deps on every code file of some stage, each
+listed once, and writes one fingerprint per stage, ``data/code/<stage>.sha256`` (the sha256 of each of the
+stage's code files, ``almanac.pipeline.fingerprints``). A stage's deps are its fingerprint, then the data it
+reads; so an edit changes exactly the fingerprints of the stages whose closure holds the edited file, and
+only those rerun. Params, outs and the top-level metrics and plots come from the declarations. Rendering is
+pure: the same declarations and code give the same bytes, and the committed ``dvc.yaml`` is tested to be
+what rendering gives.
 """
 
 from __future__ import annotations
@@ -21,14 +26,18 @@ from almanac.pipeline.imports import ROOT, closure
 
 PROMPTS: Final = PurePosixPath("prompts")
 REPAIR_PROMPT: Final = PROMPTS / "repair.md"  # almanac.llm.tasks.REPAIR_PROMPT
+CODE_HASHES: Final = "code_hashes"  # the stage that fingerprints every other stage's code files
+CODE_DIR: Final = PurePosixPath("data/code")
 HEADER: Final = """\
 # The Almanac DAG, rendered by `almanac dag` (`make dag`) from almanac/pipeline/: edit the declarations there,
 # never this file (a test fails when rendering would change it). Per-month stages use foreach over a list
 # of params.yaml: `dvc repro ccnews_ingest@2025-05` rebuilds one month; adding one builds only that month.
 #
-# Deps: the exact project files each stage's module imports (walked statically; no package folders, so an edit
-# reruns only the stages that run it), the prompt of every LLM task it may send plus prompts/repair.md (the
-# repair round), and the upstream outputs it reads.
+# Deps: a stage's code is the exact project files its module imports (walked statically; no package folders),
+# the prompt of every LLM task it may send plus prompts/repair.md (the repair round). The first stage,
+# code_hashes, deps on each such file once and writes one fingerprint per stage, data/code/<stage>.sha256
+# (the sha256 of each of that stage's code files); a stage deps on its fingerprint and the upstream outputs
+# it reads, so an edit reruns exactly the stages that run the edited file (docs/build_speed.md).
 #
 # `months` (params.yaml) is the one list a user edits; the other foreach lists follow from it and are
 # rendered into `vars` below (docs/months.md): re-render (`almanac dag`, `almanac month add/remove`) after
@@ -42,10 +51,51 @@ def prompt_files(stage: Stage) -> list[str]:
     return [*files, REPAIR_PROMPT.as_posix()] if files else []
 
 
-def deps(stage: Stage, root: Path = ROOT) -> list[str]:
-    """Every dep of ``stage`` in rendering order (``${item}`` left for DVC to fill)."""
+def code_files(stage: Stage, root: Path = ROOT) -> list[str]:
+    """What ``stage`` runs: its import closure's files (sorted), then the prompts it may send."""
     code = frozenset().union(*(closure(module, root) for module in stage.code_modules))
-    return [*sorted(code), *prompt_files(stage), *stage.reads]
+    return [*sorted(code), *prompt_files(stage)]
+
+
+def fingerprint_path(name: str) -> PurePosixPath:
+    """The file ``code_hashes`` writes for stage ``name``: the hashes of its code files."""
+    return CODE_DIR / f"{name}.sha256"
+
+
+def code_stage(stages: Sequence[Stage]) -> Stage:
+    """The ``code_hashes`` declaration for ``stages``: one fingerprint output per stage. Its outputs persist
+    (a fingerprint is rewritten only when its text changes) and are not cached: they are a few KB, made
+    from the code in a second, and git-ignored (``/data/code/``)."""
+    writes = tuple(Path(fingerprint_path(stage.name)) for stage in stages)
+    return Stage(
+        name=CODE_HASHES,
+        function="almanac.pipeline.fingerprints:main",
+        writes=writes,
+        persist=writes,
+        note=(
+            "Every stage's code files (its import closure and prompts), hashed into one fingerprint per "
+            "stage: the other stages dep on their fingerprint instead of listing ~45 files each."
+        ),
+    )
+
+
+def hashed_files(stages: Sequence[Stage], root: Path = ROOT) -> list[str]:
+    """The deps of ``code_hashes``: every code file of some stage (its own included), each once."""
+    return sorted(frozenset().union(*(code_files(stage, root) for stage in stages)))
+
+
+def deps(stage: Stage, root: Path = ROOT, stages: Sequence[Stage] | None = None) -> list[str]:
+    """Every dep of ``stage`` in rendering order (``${item}`` left for DVC to fill); ``stages``: the whole
+    DAG (default: this project's), whose code files are the deps of ``code_hashes``."""
+    if stage.name == CODE_HASHES:
+        return hashed_files(_dag() if stages is None else stages, root)
+    return [fingerprint_path(stage.name).as_posix(), *stage.reads]
+
+
+def _dag() -> Sequence[Stage]:
+    from almanac.pipeline.dag import STAGES
+
+    return STAGES
 
 
 def _related(read: str, output: str) -> bool:
@@ -78,6 +128,9 @@ def problems(stages: Sequence[Stage], root: Path = ROOT) -> list[str]:
     """What would make the rendered DAG wrong: a read no stage writes, a missing module or prompt."""
     found: list[str] = []
     outputs = [(other, path.as_posix()) for other in stages for path in other.writes]
+    hashing = [stage for stage in stages if stage.name == CODE_HASHES]
+    if len(hashing) != 1 or hashing[0].writes != code_stage(stages[1:]).writes or stages[0] is not hashing[0]:
+        found.append(f"the first stage must be {CODE_HASHES}, code_stage() of the others")
     for stage in stages:
         for module in stage.code_modules:
             if not (root / (module.replace(".", "/") + ".py")).is_file():
@@ -112,9 +165,8 @@ def _list(key: str, items: Iterable[str], indent: str) -> list[str]:
 def _outs(stage: Stage, indent: str) -> list[str]:
     lines = [f"{indent}outs:"]
     for path in stage.writes:
-        options = (["cache: false"] if stage.is_git_kept(path) else []) + (
-            ["persist: true"] if path in stage.persist else []
-        )
+        kept = stage.is_git_kept(path) or stage.name == CODE_HASHES
+        options = (["cache: false"] if kept else []) + (["persist: true"] if path in stage.persist else [])
         if options:
             lines.append(f"{indent}  - {path.as_posix()}:")
             lines += [f"{indent}      {option}" for option in options]
@@ -123,7 +175,7 @@ def _outs(stage: Stage, indent: str) -> list[str]:
     return lines
 
 
-def render_stage(stage: Stage, root: Path = ROOT) -> list[str]:
+def render_stage(stage: Stage, root: Path = ROOT, stages: Sequence[Stage] | None = None) -> list[str]:
     lines = [f"  # {line}" for line in textwrap.wrap(stage.note, 108)]
     lines.append(f"  {stage.name}:")
     indent = "    "
@@ -131,7 +183,7 @@ def render_stage(stage: Stage, root: Path = ROOT) -> list[str]:
         lines += [f"    foreach: ${{{stage.foreach}}}", "    do:"]
         indent = "      "
     lines.append(f"{indent}cmd: {stage.cmd}")
-    lines += _list("deps", deps(stage, root), indent)
+    lines += _list("deps", deps(stage, root, stages), indent)
     lines += _list("params", stage.params, indent)
     return lines + _outs(stage, indent)
 
@@ -150,7 +202,7 @@ def render(
         raise ValueError("the stage declarations do not fit together:\n" + "\n".join(wrong))
     body: list[str] = [HEADER.rstrip("\n"), *vars_lines(lists or {}), "stages:"]
     for index, stage in enumerate(stages):
-        body += ([""] if index else []) + render_stage(stage, root)
+        body += ([""] if index else []) + render_stage(stage, root, stages)
     body += [
         "",
         "# The only DVC metrics and plots: each style's summary of the whole dataset and its panels.",

@@ -1,0 +1,79 @@
+"""The ``code_hashes`` stage: one fingerprint of code files per stage (``data/code/<stage>.sha256``).
+
+A fingerprint lists ``<sha256>  <path>`` for each of the stage's code files (``render.code_files``: its
+import closure and the prompts it may send), in ``sha256sum`` format, so ``sha256sum -c`` checks it and a
+diff of two fingerprints names the files that changed. It is written only when its text changes (atomically),
+so DVC sees a changed dep exactly in the stages whose code changed. The closures are walked here, from the
+code as it is now, with the same walk that rendered dvc.yaml: a closure that grew since the last
+``almanac dag`` still changes the fingerprint (and the test that dvc.yaml is the rendering fails).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from almanac.pipeline.declare import Stage
+from almanac.pipeline.render import CODE_HASHES, code_files, fingerprint_path
+
+
+def fingerprint(stage: Stage, root: Path, digests: dict[str, str] | None = None) -> str:
+    """``<sha256>  <path>`` per code file of ``stage``, in rendering order. ``digests``: the files hashed so
+    far in this run (a file in many closures is read once)."""
+    known = {} if digests is None else digests
+    lines = []
+    for path in code_files(stage, root):
+        if path not in known:
+            known[path] = hashlib.sha256((root / path).read_bytes()).hexdigest()
+        lines.append(f"{known[path]}  {path}\n")
+    return "".join(lines)
+
+
+def write_fingerprints(stages: Sequence[Stage], root: Path) -> list[str]:
+    """Write each stage's fingerprint under ``root`` where its text changed; the stages rewritten."""
+    rewritten: list[str] = []
+    digests: dict[str, str] = {}
+    for stage in stages:
+        if stage.name == CODE_HASHES:
+            continue
+        text = fingerprint(stage, root, digests)
+        target = root / fingerprint_path(stage.name)
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            _write_atomically(text, target)
+            rewritten.append(stage.name)
+    return rewritten
+
+
+def _write_atomically(text: str, target: Path) -> None:
+    """A temporary file beside ``target``, then a rename: a reader sees the old text or the new, whole.
+    (Not almanac.core.io's writer: that module loads pyarrow, ~1 s of this stage's start-up.)"""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".tmp-almanac-{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def main() -> int:
+    from almanac.pipeline.dag import STAGES
+
+    started = time.perf_counter()
+    if len(sys.argv) > 1:
+        print(f"{CODE_HASHES}: takes no arguments", file=sys.stderr)
+        return 2
+    rewritten = write_fingerprints(STAGES, Path.cwd())
+    seconds = time.perf_counter() - started
+    print(
+        f"{CODE_HASHES}: {len(STAGES) - 1} fingerprints, {len(rewritten)} rewritten {seconds:.1f}s",
+        file=sys.stderr,
+    )
+    return 0
