@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -12,7 +13,7 @@ import pytest
 import yaml
 
 from almanac.core.layout import articles_dir, dedup_index_dir, dedup_rejects, ingest_dir, metrics_path
-from tests.support.project import BIN, ROOT, dvc, output_digests, render_lists, run
+from tests.support.project import BIN, ROOT, dvc, render_lists, run
 
 pytestmark = pytest.mark.slow
 MONTHS = ["2025-04", "2025-05", "2025-06"]
@@ -150,76 +151,108 @@ def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
 # tests/test_readme_commands.py, on the rebuild README's journey 2 runs anyway (one rebuild, not two).
 
 
-# The month whose per-month stage items the forced rerun and the added month exercise: the last one, whose
-# stages read the most history (relation_split's earlier months, dedup's earlier signatures).
-FORCED_MONTH = MONTHS[-1]
+# One cheap stage of the corpus and of each style's chain: forcing them reruns each style's code on the same
+# inputs in place (~10-30 s a stage on 2 busy cores, most of it DVC's bookkeeping and process start-up).
+# Every stage's outputs, these and all others, are compared with the committed build's (another run on
+# another machine) in test_the_sample_build_reproduces_the_committed_dvc_lock, for free.
+FORCED = (
+    "ccnews_ingest@2025-05",  # a month in the middle: its neighbours must not run (--single-item)
+    "foresight_dates@2025-06",  # OpenForesight
+    "event_split",  # OpenForecast
+    "relation_split@2025-06",  # MIRAI
+    "futuresim_index",  # FutureSim
+    "futurex_tiers",  # FutureX
+)
 
 
-def forced_subset(stages: list[str]) -> list[str]:
-    """Every stage of dvc.lock once: each whole-dataset stage, and of each `foreach` family the item of
-    FORCED_MONTH. A family's items run the same command with another
-    `--month`, so forcing one item of each family runs every stage's code; forcing the other months'
-    items would only repeat it on another month's (smaller) data at ~10 s of process start-up each."""
-    return [stage for stage in stages if "@" not in stage or stage.split("@")[1] in (FORCED_MONTH, "all")]
+def lock_entries(lock: Path) -> dict[str, dict[str, object]]:
+    """Each stage of a dvc.lock as (inputs, outputs): its command, deps and params, and its outs' hashes."""
+
+    def hashes(entry: dict[str, list[dict[str, object]]], key: str) -> dict[object, object]:
+        return {item["path"]: item.get("md5", item.get("hash")) for item in entry.get(key, [])}
+
+    stages = yaml.safe_load(lock.read_text())["stages"]
+    return {
+        name: {
+            "inputs": (entry["cmd"], hashes(entry, "deps"), entry.get("params")),
+            "outputs": hashes(entry, "outs"),
+        }
+        for name, entry in stages.items()
+    }
+
+
+def test_the_sample_build_reproduces_the_committed_dvc_lock(built: Path) -> None:
+    """Byte-identical outputs across builds: the run's own `dvc repro` of the sample (another machine,
+    another time, another process order) gives every stage whose inputs (command, deps' hashes, params) equal
+    the committed dvc.lock's the same output hashes, Parquet, figures and reports alike. A stage whose inputs
+    differ (code changed since dvc.lock was last committed) proves nothing either way and is left out."""
+    committed = lock_entries(ROOT / "dvc.lock")
+    fresh_build = lock_entries(built / "dvc.lock")
+    comparable = [
+        name
+        for name, entry in fresh_build.items()
+        if name in committed and committed[name]["inputs"] == entry["inputs"]
+    ]
+    if not comparable:
+        pytest.skip("the committed dvc.lock predates every stage's code: `dvc repro` and commit it")
+    differing = [name for name in comparable if committed[name]["outputs"] != fresh_build[name]["outputs"]]
+    assert differing == [], differing
+
+
+def project_digests(project: Path) -> dict[str, str]:
+    """sha256 of every file of the project but git's and DVC's stores and the untracked run records."""
+    skipped = {".git", ".dvc", "metrics/timings"}
+    digests = {}
+    for path in sorted(project.rglob("*")):
+        relative = path.relative_to(project).as_posix()
+        if path.is_file() and not any(relative == s or relative.startswith(s + "/") for s in skipped):
+            digests[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
 
 
 @pytest.mark.rebuilds
-@pytest.mark.parametrize("half", [0, 1])
-def test_forced_rerun_is_byte_identical_and_leaves_git_clean(fresh: Path, half: int) -> None:
+def test_forced_rerun_is_byte_identical_and_leaves_git_clean(fresh: Path) -> None:
     """A rebuild with no input change is no change to commit: no wall-clock time or run-state count in a
     tracked file (whether an LLM answer came from the cache or a GDELT file was copied goes to the run's
     untracked record in metrics/timings/, next to its seconds).
 
-    Every stage is forced once, over the whole built project as `dvc repro --force` would, but of each
-    per-month family only FORCED_MONTH's item (forced_subset): every other stage of that list in each of the
-    two halves, so two workers share the rebuild instead of one running all of it after the build. A stage
-    whose rerun changed a byte (of any output: all of them are compared) fails the half it is in."""
-    before = output_digests(fresh)
+    FORCED reruns one stage of each style on the built project, alone (`--single-item`: not what follows
+    it, not the other months' items); every output of the project is compared byte for byte."""
+    before = project_digests(fresh)
     expected = {f"data/articles/{m}.parquet" for m in MONTHS} | {
         f"data/ingest/{m}/rejects.parquet" for m in MONTHS
     }
-    assert expected | {"data/dedup/rejects.parquet"} <= set(before)
+    assert expected | {"data/dedup/rejects.parquet", "data/futurex/tiers/level1.parquet"} <= set(before)
     run(["git", "add", "-A"], fresh)
     run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "built"], fresh)
     tracked = run(["git", "ls-files"], fresh).stdout.split()
     assert "dvc.lock" in tracked and "reports/check/mirai.json" in tracked
-    stages = list(yaml.safe_load((fresh / "dvc.lock").read_text())["stages"])
-    assert len(stages) > 40
-    subset = forced_subset(stages)
-    # Every stage definition (each family of dvc.yaml) is in the subset, per-month ones with their month.
-    assert {stage.split("@")[0] for stage in subset} == {stage.split("@")[0] for stage in stages}
-    assert f"ccnews_ingest@{FORCED_MONTH}" in subset and "mirai_report" in subset  # one per style
-    forced = subset[half::2]
-    result = dvc(["repro", "--force", "--single-item", *forced], fresh)
-    assert output_digests(fresh) == before
+    stages = set(yaml.safe_load((fresh / "dvc.lock").read_text())["stages"])
+    assert len(stages) > 40 and set(FORCED) <= stages
+    result = dvc(["repro", "--force", "--single-item", *FORCED], fresh)
+    assert project_digests(fresh) == before
     assert run(["git", "status", "--porcelain"], fresh).stdout == ""
     # Each stage run ended with its one summary line on stderr and left its record in metrics/timings/.
     ran = [line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")]
-    assert sorted(ran) == sorted(forced)
+    assert sorted(ran) == sorted(FORCED)  # ccnews_ingest@2025-04 and @2025-06 did not run
     for name in ran:
         summaries = [line for line in result.stderr.splitlines() if line.startswith(f"{name}: ")]
         assert len(summaries) == 1 and re.search(r" \d+\.\ds$", summaries[0]), (name, summaries)
         assert (fresh / "metrics/timings" / f"{name}.json").is_file(), name
 
 
-# What the added month's rebuild runs: the corpus and OpenForesight chains to their whole-dataset stages,
-# and the per-month stages of FutureSim and MIRAI. `dvc repro` of these checks (and skips when unchanged)
-# every stage they depend on, so every per-month family upstream of a whole-dataset stage is covered; the
-# stages downstream of these (checks, reports, FutureX) read whole-dataset files and have no per-month item
-# whose rerun this test is about.
-ADDED_MONTH_TARGETS = (
-    "corpus_stats",
-    "foresight_split",
-    "futuresim_corpus@2025-07",
-    "relation_split@2025-07",
-)
+# What the added month's rebuild runs: the corpus chain to its whole-dataset stages (dedup, corpus_stats),
+# and one per-month stage of OpenForesight and of MIRAI (relation_split reads the earlier months' history).
+# `dvc repro` of these checks (and skips when unchanged) every stage they depend on. The stages downstream
+# (the whole-dataset splits, checks, reports, FutureX) read whole-dataset files and have no per-month item
+# whose rerun this test is about; `almanac month add --build` is tests/test_month_command.py's.
+ADDED_MONTH_TARGETS = ("corpus_stats", "foresight_qgen@2025-07", "relation_split@2025-07")
 
 
 @pytest.mark.rebuilds
-def test_single_month_stage_and_adding_a_month(fresh: Path) -> None:
-    result = dvc(["repro", "--force", "--single-item", "ccnews_ingest@2025-05"], fresh)
-    assert "Running stage 'ccnews_ingest@2025-05'" in result.stdout
-    assert "ccnews_ingest@2025-04" not in result.stdout
+def test_adding_a_month_runs_only_that_months_stages(fresh: Path) -> None:
+    # The single-month stage (`dvc repro --single-item ccnews_ingest@2025-05` runs that month's ingest
+    # alone) is asserted in test_forced_rerun_is_byte_identical_and_leaves_git_clean.
     # A new month runs its own ingest, then the cross-month stages. The sample has no July files, so July
     # is listed as empty on purpose (else its ingest stops: tests/test_raw_input.py).
     (fresh / "data/raw/sample/ccnews/2025-07").mkdir()
@@ -232,21 +265,21 @@ def test_single_month_stage_and_adding_a_month(fresh: Path) -> None:
     ran = {line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")}
     assert {
         "ccnews_ingest@2025-07",
+        "dedup_signatures@2025-07",
         "dedup",
         "corpus_stats",
         "foresight_qgen@2025-07",
-        "foresight_split",
-        "futuresim_corpus@2025-07",
         "gdelt_ingest@2025-07",
         "relation_split@2025-07",
     } <= ran
     # The old months' corpus and GDELT files did not change, so none of their per-month build stages ran
     # again, except their ingest stages, which read empty_months (a changed param), giving byte-identical
-    # outputs. (Reports, not run here, rerun: one stage per style writes every month's folder.)
+    # outputs.
     rebuilt = [stage for stage in ran if stage.split("@")[-1] in MONTHS]
     assert rebuilt and all(stage.split("@")[0].endswith("_ingest") for stage in rebuilt), rebuilt
     for month in MONTHS:
         assert f"foresight_qgen@{month}" not in ran and f"relation_split@{month}" not in ran
+        assert f"dedup_signatures@{month}" not in ran
 
 
 def test_dvc_yaml_paths_match_layout() -> None:
