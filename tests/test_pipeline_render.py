@@ -103,7 +103,7 @@ def test_a_declaration_refuses_what_dvc_could_not_run() -> None:
         Stage(name="x", module="stages.x", foreach="weeks", writes=(Path("data/x"),))
     with pytest.raises(ValueError, match="needs a function"):
         Stage(name="x", writes=(Path("data/x"),))  # neither a module nor a function
-    with pytest.raises(ValueError, match="not package.module:function"):
+    with pytest.raises(ValueError, match=r"not package\.module:function"):
         Stage(name="x", module="stages.x", function="almanac_x", writes=(Path("data/x"),))
     # a stage module calls its function: the module runs, its closure holds the function's module
     called = Stage(name="x", module="stages.x", function="almanac.x:run", writes=(Path("data/x"),))

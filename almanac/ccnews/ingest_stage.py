@@ -25,7 +25,7 @@ def run() -> int:
     month_dir = ccnews_raw_dir(config.raw_dir, args.month)
     try:
         files = discover_files(Path(config.raw_dir), args.month) if month_dir.is_dir() else []
-        check_raw_files(month_dir, len(files), args.month, params)
+        check_raw_files(month_dir, len(files), args.month, params, "ccnews")
         tasks = [FileTask(str(path), path.as_posix(), kind, config) for path, kind in files]
         results = parallel_map(ingest_file, tasks, ray_config, desc=STAGE, unit="file")
     except OSError as error:  # an input that cannot be read at all: say which and stop

@@ -32,7 +32,7 @@ def run() -> int:
             if month_dir.is_dir()
             else []
         )
-        check_raw_files(month_dir, len(tasks), args.month, params)
+        check_raw_files(month_dir, len(tasks), args.month, params, "gdelt")
         month = combine(parallel_map(ingest_file, tasks, ray_config, STAGE, "file"), files=len(tasks))
     except OSError as error:  # an input that cannot be read at all: say which and stop
         print(f"{STAGE}: cannot read input: {error}", file=sys.stderr)

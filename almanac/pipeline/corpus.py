@@ -14,7 +14,7 @@ CCNEWS_INGEST: Final = Stage(
     foreach="ccnews_months",  # not `months`: a build may have no CC-News (docs: sources a build reads)
     reads=("${ccnews_ingest.raw_dir}/${item}",),
     # not `months`: adding a month must not rerun the other months' ingest
-    params=("ccnews_ingest", "empty_months"),
+    params=("ccnews_ingest", "empty_months.ccnews"),
     writes=(p.ingest_articles_dir(ITEM), p.ingest_rejects(ITEM), p.metrics_path("ccnews_ingest", ITEM)),
 )
 DEDUP_SIGNATURES: Final = Stage(

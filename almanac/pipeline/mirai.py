@@ -34,7 +34,7 @@ GDELT_INGEST: Final = Stage(
     function="almanac.gdelt.ingest_stage:run",
     foreach="months",
     reads=(p.gdelt_raw_dir(ITEM).as_posix(),),
-    params=("gdelt_ingest", "empty_months"),
+    params=("gdelt_ingest", "empty_months.gdelt"),
     writes=(
         p.gdelt_events(ITEM),
         p.gdelt_mentions(ITEM),
