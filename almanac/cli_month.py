@@ -2,10 +2,11 @@
 
 ``add YYYY-MM`` puts the month into ``params.yaml: months`` (the one list a user edits), places its raw files
 (``--ccnews DIR``: hard links, else copies, in ``<ccnews_ingest.raw_dir>/<month>/``; ``--gdelt DIR``: into
-``gdelt_download.local_dir``), lists it in ``empty_months`` for ``--empty SOURCE...``, re-renders the derived
-lists of ``dvc.yaml`` and runs ``dvc repro`` (``--build all``: everything the month changes; ``month``: only
-the month's own stages that need no cross-month stage; ``none``). What it did is written to a manifest
-(``data/cache/months/<month>.json``, never tracked) before anything is built: a failed build can be removed.
+``gdelt_download.local_dir``), lists it in ``empty_months.<SOURCE>`` for ``--empty SOURCE...``, re-renders
+the derived lists of ``dvc.yaml`` and runs ``dvc repro`` (``--build all``: everything the month changes;
+``month``: only the month's own stages that need no cross-month stage; ``none``). What it did is written to
+a manifest (``data/cache/months/<month>.json``, never tracked) before anything is built: a failed build can
+be removed.
 
 ``remove YYYY-MM`` undoes it: the month's stage outputs, its ``dvc.lock`` entries, the ``.gitignore`` lines
 and folders its build created, the raw files the tool placed (never the user's: a ``--ccnews`` folder's files
@@ -73,7 +74,7 @@ def _rerender(params_file: Path) -> None:
 
 def add_month(args: argparse.Namespace) -> int:
     from almanac.core.months import parse_month
-    from almanac.core.params import ccnews_months, load_params
+    from almanac.core.params import ccnews_months, empty_months, load_params
     from almanac.pipeline import months as m
     from almanac.pipeline.dag import STAGES
 
@@ -118,10 +119,11 @@ def add_month(args: argparse.Namespace) -> int:
     text, record["months_line"] = m.replace_top_level_line(
         text, "months", m.list_line("months", sorted([*params["months"], month]))
     )
-    if args.empty:
-        empty = [str(item) for item in params.get("empty_months") or []]
+    if args.empty:  # the month goes into the named sources' lists only (empty_months is per source)
+        empty = {source: empty_months(params, source) for source in m.SOURCES}
+        empty.update({source: sorted({*empty[source], month}) for source in args.empty})
         text, record["empty_line"] = m.replace_top_level_line(
-            text, "empty_months", m.list_line("empty_months", sorted({*empty, month}))
+            text, "empty_months", m.mapping_line("empty_months", empty)
         )
     record["lock_existed"] = Path("dvc.lock").is_file()
     record["gitignore"] = {str(path): m.month_lines(path, month) for path in m.gitignores(Path("."))}

@@ -6,37 +6,9 @@ the band index of a previous run (``data/dedup/index``), added crawl months are 
 only changed months are rewritten (almanac.dedup.incremental); the outputs are those of a full rebuild.
 """
 
-from __future__ import annotations
-
 import sys
-import time
 
-from almanac.core.layout import dedup_rejects, dedup_signatures, metrics_path
-from almanac.core.parallel import RayConfig
-from almanac.core.params import ccnews_months, months_in_scope, parse_section
-from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.dedup.incremental import dedup_corpus
-from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
-
-
-def main() -> int:
-    started = time.perf_counter()
-    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
-    months = months_in_scope(params)
-    crawled = ccnews_months(params)
-    config = parse_section(DedupConfig, params, STAGE)
-    ray_config = parse_section(RayConfig, params, "ray")
-    missing = [month for month in crawled if not dedup_signatures(month).is_file()]
-    if missing:
-        print(f"{STAGE}: no signatures for months {missing}; run dedup_signatures first", file=sys.stderr)
-        return 1
-    # No CC-News month (ccnews_ingest.raw_dir: "") gives an empty corpus on purpose, never a missing one.
-    ledger, selection = dedup_corpus(crawled, months, config, ray_config)
-    record_selection(ledger, selection)
-    ledger.extra["ccnews_months"] = crawled
-    finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))
-    return 0
-
+from almanac.dedup.dedup_stage import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

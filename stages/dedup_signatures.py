@@ -5,44 +5,9 @@ months' signature files come back from the DVC cache. ``signed_documents`` in th
 articles this stage signed.
 """
 
-from __future__ import annotations
-
 import sys
-import time
 
-from almanac.core.layout import dedup_signatures, ingest_articles_dir, metrics_path
-from almanac.core.metrics import write_metrics
-from almanac.core.parallel import RayConfig
-from almanac.core.params import parse_section
-from almanac.core.stage import end_stage, parse_stage_args
-from almanac.dedup.near_duplicates import DedupConfig
-from almanac.dedup.signature_store import sign_crawl_month
-
-STAGE = "dedup_signatures"
-
-
-def main() -> int:
-    started = time.perf_counter()
-    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
-    config = parse_section(DedupConfig, params, "dedup")
-    source = ingest_articles_dir(args.month)
-    if not source.is_dir():
-        print(f"{STAGE}: no ingest output {source}; run ccnews_ingest@{args.month} first", file=sys.stderr)
-        return 1
-    ray_config = parse_section(RayConfig, params, "ray")
-    target = dedup_signatures(args.month)
-    signed = sign_crawl_month(source, target, config.minhash, config.sign_batch_rows, ray_config)
-    metrics = {
-        "stage": STAGE,
-        "items_in": signed,
-        "items_out": signed,
-        "rejected": 0,
-        "signed_documents": signed,
-    }
-    write_metrics({**metrics, "num_perm": config.num_perm}, metrics_path(STAGE, args.month))
-    end_stage(STAGE, f"{signed} articles signed", started)
-    return 0
-
+from almanac.dedup.signatures_stage import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

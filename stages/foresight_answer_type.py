@@ -1,35 +1,9 @@
 """DVC stage ``foresight_answer_type@<month>``: keep questions whose answer is of an allowed class, then
 run the question filter table (almanac/foresight/question_filters.py)."""
 
-from __future__ import annotations
-
 import sys
-import time
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
-from almanac.core.params import parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
-from almanac.core.stage import parse_stage_args
-from almanac.foresight.answer_filter import STAGE, filter_answer_types
-from almanac.foresight.answer_types import AnswerTypeConfig
-from almanac.foresight.question_filters import apply_question_filters
-from almanac.foresight.stage_io import read_questions, write_month
-from almanac.pipeline.foresight import ANSWER_TYPE, LEAKAGE
-
-
-def main() -> int:
-    started = time.perf_counter()
-    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
-    foresight = params.get("foresight") or {}
-    config = parse_section(AnswerTypeConfig, foresight, "answer_type")
-    articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
-    texts = dict(zip(articles.column("id").to_pylist(), articles.column("text").to_pylist(), strict=True))
-    questions, ledger = filter_answer_types(read_questions(LEAKAGE, args.month), texts, config)
-    questions = apply_question_filters(questions, foresight.get("question_filters") or {}, ledger)
-    write_month(questions, ledger, ANSWER_TYPE, args.month, started)
-    return 0
-
+from almanac.foresight.answer_type_stage import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -1,50 +1,8 @@
 """DVC stage ``foresight_split``: train / validation / test by resolution month -> released Parquet."""
 
-from __future__ import annotations
-
 import sys
-import time
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
-from almanac.core.io import read_parquet_dir, write_month_partitions
-from almanac.core.layout import (
-    foresight_split_rejects,
-    foresight_splits_dir,
-    metrics_path,
-    question_dedup_dir,
-)
-from almanac.core.params import parse_section
-from almanac.core.rejects import StageLedger
-from almanac.core.stage import finish_stage, parse_stage_args
-from almanac.foresight.schema import QUESTION_SCHEMA, RELEASED_COLUMNS
-from almanac.foresight.split import SPLITS, SplitConfig, assign_splits
-
-STAGE = "foresight_split"
-
-
-def main() -> int:
-    started = time.perf_counter()
-    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
-    config = parse_section(SplitConfig, params.get("foresight") or {}, "split")
-    questions = read_parquet_dir(question_dedup_dir(), QUESTION_SCHEMA)
-    ledger = StageLedger(STAGE)
-    table = assign_splits(questions, config, ledger)
-    released = table.select(list(RELEASED_COLUMNS))
-    resolution_months = pc.strftime(
-        released.column("resolution_date").cast(pa.timestamp("s")), format="%Y-%m"
-    )
-    released = released.append_column("resolution_month", resolution_months)
-    for split, months in config.months_by_split().items():
-        assert split in SPLITS
-        rows = released.filter(pc.equal(released.column("split"), split))
-        write_month_partitions(
-            rows, foresight_splits_dir() / split, sorted(months), "resolution_month", False
-        )
-    finish_stage(ledger, started, foresight_split_rejects(), metrics_path(STAGE))
-    return 0
-
+from almanac.foresight.split_stage import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

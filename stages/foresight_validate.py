@@ -1,35 +1,8 @@
 """DVC stage ``foresight_validate@<month>``: the validator role accepts or rejects each candidate."""
 
-from __future__ import annotations
-
 import sys
-import time
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
-from almanac.core.params import parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
-from almanac.core.stage import parse_stage_args
-from almanac.foresight.records import article_index
-from almanac.foresight.stage_io import read_questions, write_month
-from almanac.foresight.validate import STAGE, JudgeConfig, validate_questions
-from almanac.llm.cache import LLMCache
-from almanac.llm.config import parse_llm_config, warn_self_preference
-from almanac.pipeline.foresight import QGEN, VALIDATE
-
-
-def main() -> int:
-    started = time.perf_counter()
-    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
-    config = parse_section(JudgeConfig, params.get("foresight") or {}, "judge")
-    llm = parse_llm_config(params)
-    warn_self_preference(llm, judge=config.role)
-    articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))
-    with LLMCache(llm.cache_path) as cache:
-        questions, ledger = validate_questions(read_questions(QGEN, args.month), articles, config, llm, cache)
-    write_month(questions, ledger, VALIDATE, args.month, started)
-    return 0
-
+from almanac.foresight.validate_stage import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -1,40 +1,8 @@
 """DVC stage ``futuresim_corpus@<month>``: one month of the corpus as day folders of JSONL and as chunks."""
 
-from __future__ import annotations
-
 import sys
-import time
 
-from almanac.core.io import read_parquet, write_parquet
-from almanac.core.layout import (
-    articles_path,
-    futuresim_articles_dir,
-    futuresim_chunks,
-    futuresim_corpus_rejects,
-    metrics_path,
-)
-from almanac.core.params import parse_section
-from almanac.core.rejects import StageLedger
-from almanac.core.schemas import ARTICLE_SCHEMA
-from almanac.core.stage import StageError, finish_stage, parse_stage_args
-from almanac.futuresim.corpus import STAGE, CorpusConfig, export_articles, write_day_folders
-
-
-def main() -> int:
-    started = time.perf_counter()
-    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
-    config = parse_section(CorpusConfig, params.get("futuresim") or {}, "corpus")
-    source = articles_path(args.month)
-    if not source.is_file():
-        raise StageError(f"no corpus file {source}: run `dvc repro dedup` first")
-    articles = read_parquet(source, ARTICLE_SCHEMA).to_pylist()
-    ledger = StageLedger(STAGE)
-    exported, chunks = export_articles(articles, config, ledger)
-    write_day_folders(exported, futuresim_articles_dir(args.month))
-    write_parquet(chunks, futuresim_chunks(args.month))
-    finish_stage(ledger, started, futuresim_corpus_rejects(args.month), metrics_path(STAGE, args.month))
-    return 0
-
+from almanac.futuresim.corpus_stage import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -1,20 +1,9 @@
 """DVC stage ``series_questions``: observations -> question splits by resolution month, each question with
 its news context (top-k FutureSim chunks available by its forecast date), data/series/splits/"""
 
-from __future__ import annotations
-
 import sys
 
-from almanac.core.stage import parse_stage_args
-from almanac.series.release import STAGE
-from almanac.series.release_run import run
-
-
-def main() -> int:
-    _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
-    run(params)
-    return 0
-
+from almanac.series.questions_stage import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -10,9 +10,16 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from almanac import cli
-from almanac.pipeline.months import drop_lock_entries, place_file, remove_path, replace_top_level_line
+from almanac.pipeline.months import (
+    drop_lock_entries,
+    mapping_line,
+    place_file,
+    remove_path,
+    replace_top_level_line,
+)
 from tests.support.project import BIN, run
 
 MONTH = "2025-07"  # not in the sample: a copy of June under a new name
@@ -49,6 +56,17 @@ def test_a_params_list_line_is_replaced_and_given_back() -> None:
     assert replace_top_level_line(changed, "months", original)[0] == block
     with pytest.raises(ValueError, match="no one top-level months"):
         replace_top_level_line("progress: true\n", "months", "months: []")
+
+
+def test_the_per_source_empty_months_line_is_replaced_and_given_back() -> None:
+    line = mapping_line("empty_months", {"ccnews": ["2025-07"], "gdelt": []})
+    assert line == 'empty_months: {ccnews: ["2025-07"], gdelt: []}'
+    assert yaml.safe_load(line) == {"empty_months": {"ccnews": ["2025-07"], "gdelt": []}}
+    # a block mapping (as yaml.safe_dump writes it) is replaced whole, and given back as it was
+    block = "empty_months:\n  ccnews:\n  - 2025-05\n  gdelt: []\nprogress: true\n"
+    changed, original = replace_top_level_line(block, "empty_months", line)
+    assert changed == line + "\nprogress: true\n"
+    assert replace_top_level_line(changed, "empty_months", original)[0] == block
 
 
 def test_removal_unlinks_a_symlink_and_never_enters_it(tmp_path: Path) -> None:

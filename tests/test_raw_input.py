@@ -43,7 +43,7 @@ def test_ccnews_missing_month_folder_fails_naming_it(tmp_path: Path) -> None:
     assert code == 1
     assert last_line(stderr) == (
         f"ccnews_ingest@{MONTH}: no raw input for {MONTH}: raw/ccnews/{MONTH} does not exist; "
-        f"if {MONTH} has no data on purpose, list it in params.yaml empty_months"
+        f"if {MONTH} has no data on purpose, list it in params.yaml empty_months.ccnews"
     )
     assert "Traceback" not in stderr
     assert not (tmp_path / "data/ingest").exists()  # nothing written
@@ -62,7 +62,7 @@ def test_ccnews_folder_with_only_ignored_files_is_empty(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # the stage as a process (~3 s)
 def test_ccnews_month_empty_on_purpose_builds_empty(tmp_path: Path) -> None:
-    params = {"ccnews_ingest": {"raw_dir": "raw/ccnews"}, "empty_months": [MONTH]}
+    params = {"ccnews_ingest": {"raw_dir": "raw/ccnews"}, "empty_months": {"ccnews": [MONTH]}}
     code, stderr = stage(tmp_path, "ccnews_ingest", params)
     assert code == 0, stderr
     articles = tmp_path / "data/ingest" / MONTH / "articles"
@@ -74,7 +74,11 @@ def test_ccnews_month_empty_on_purpose_builds_empty(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # the stage as a process (~3 s)
 def test_ccnews_other_month_listed_does_not_excuse_this_one(tmp_path: Path) -> None:
-    params = {"ccnews_ingest": {"raw_dir": "raw/ccnews"}, "empty_months": ["2025-08"]}
+    # neither another month of the source nor the month for another source excuses it
+    params = {
+        "ccnews_ingest": {"raw_dir": "raw/ccnews"},
+        "empty_months": {"ccnews": ["2025-08"], "gdelt": [MONTH]},
+    }
     code, stderr = stage(tmp_path, "ccnews_ingest", params)
     assert code == 1 and f"raw/ccnews/{MONTH} does not exist" in last_line(stderr)
 
@@ -91,7 +95,9 @@ def test_gdelt_empty_month_folder_fails_and_listed_month_builds_empty(tmp_path: 
     )
     assert not (tmp_path / "data/gdelt/events").exists()
 
-    code, stderr = stage(tmp_path, "gdelt_ingest", {"empty_months": [MONTH]})
+    code, stderr = stage(tmp_path, "gdelt_ingest", {"empty_months": {"ccnews": [MONTH]}})  # not gdelt's
+    assert code == 1 and "list it in params.yaml empty_months.gdelt" in last_line(stderr)
+    code, stderr = stage(tmp_path, "gdelt_ingest", {"empty_months": {"gdelt": [MONTH]}})
     assert code == 0, stderr
     assert pq.read_table(tmp_path / f"data/gdelt/events/{MONTH}.parquet").num_rows == 0
     assert pq.read_table(tmp_path / f"data/gdelt/mentions/{MONTH}.parquet").num_rows == 0
@@ -100,7 +106,7 @@ def test_gdelt_empty_month_folder_fails_and_listed_month_builds_empty(tmp_path: 
 @pytest.mark.slow  # the stage as a process (~3 s)
 def test_wcep_with_no_input_fails_naming_its_sources(tmp_path: Path) -> None:
     (tmp_path / "portal").mkdir()
-    params = {"wcep_ingest": {"dump_dir": "", "portal_dir": "portal"}, "empty_months": [MONTH]}
+    params = {"wcep_ingest": {"dump_dir": "", "portal_dir": "portal"}, "empty_months": {"ccnews": [MONTH]}}
     code, stderr = stage(tmp_path, "wcep_ingest", params, month=None)
     # One events table for every month: listing a month does not make it empty on purpose.
     assert code == 1
@@ -122,18 +128,28 @@ def test_wiki_with_an_empty_dump_folder_fails_naming_it(tmp_path: Path) -> None:
     )
 
 
-def test_check_raw_files_passes_found_files_and_listed_months_only(tmp_path: Path) -> None:
-    check_raw_files(tmp_path / "absent", 3, MONTH, {})  # files found: no listing needed
-    check_raw_files(tmp_path / "absent", 0, MONTH, {"empty_months": [MONTH]})
+def test_check_raw_files_passes_found_files_and_months_listed_for_the_source_only(tmp_path: Path) -> None:
+    check_raw_files(tmp_path / "absent", 3, MONTH, {}, "ccnews")  # files found: no listing needed
+    check_raw_files(tmp_path / "absent", 0, MONTH, {"empty_months": {"ccnews": [MONTH]}}, "ccnews")
     with pytest.raises(NoRawInput, match="is not a folder"):
         (tmp_path / "file").write_text("x")
-        check_raw_files(tmp_path / "file", 0, MONTH, {"empty_months": ["2025-06"]})
+        check_raw_files(tmp_path / "file", 0, MONTH, {"empty_months": {"ccnews": ["2025-06"]}}, "ccnews")
+    # empty for GDELT on purpose says nothing about CC-News: its missing folder still stops the stage
+    with pytest.raises(NoRawInput, match=r"does not exist; .* empty_months\.ccnews$"):
+        check_raw_files(tmp_path / "absent", 0, MONTH, {"empty_months": {"gdelt": [MONTH]}}, "ccnews")
 
 
-def test_empty_months_param() -> None:
-    assert empty_months({}) == []
-    assert empty_months({"empty_months": ["2025-08", "2025-07", "2025-08"]}) == ["2025-07", "2025-08"]
-    with pytest.raises(ValueError, match="empty_months"):
-        empty_months({"empty_months": "2025-07"})
+def test_empty_months_param_is_per_source() -> None:
+    assert empty_months({}, "ccnews") == []
+    declared = {"empty_months": {"ccnews": ["2025-08", "2025-07", "2025-08"], "gdelt": []}}
+    assert empty_months(declared, "ccnews") == ["2025-07", "2025-08"]
+    assert empty_months(declared, "gdelt") == []
+    assert empty_months({"empty_months": {"ccnews": ["2025-08"]}}, "gdelt") == []  # a source left out: none
+    with pytest.raises(ValueError, match="per source"):
+        empty_months({"empty_months": ["2025-07"]}, "ccnews")  # the old per-month list
+    with pytest.raises(ValueError, match=r"unknown sources \['wiki'\]"):
+        empty_months({"empty_months": {"wiki": ["2025-07"]}}, "ccnews")
+    with pytest.raises(ValueError, match=r"empty_months\.gdelt"):
+        empty_months({"empty_months": {"gdelt": "2025-07"}}, "gdelt")
     with pytest.raises(ValueError, match="2025-13"):
-        empty_months({"empty_months": ["2025-13"]})
+        empty_months({"empty_months": {"ccnews": ["2025-13"]}}, "ccnews")

@@ -91,7 +91,7 @@ def test_stage_writes_one_row_per_page(tmp_path: Path, monkeypatch: pytest.Monke
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "argv", ["wiki_ingest"])
-    assert wiki_ingest.main() == 0
+    assert wiki_ingest.run() == 0
     articles = pq.read_table(tmp_path / "data/wiki/articles.parquet")
     assert articles.column("revision_id").to_pylist() == [150]
     assert "site" not in articles.column_names

@@ -11,7 +11,7 @@ import types
 import typing
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import yaml
 
@@ -110,15 +110,28 @@ def with_split_months(params: Mapping[str, Any]) -> dict[str, Any]:
     return {**params, "foresight": {**foresight, "split": split}}
 
 
-def empty_months(params: Mapping[str, Any]) -> list[str]:
-    """The months whose raw folders are empty on purpose (``empty_months``; none when the key is absent).
+# The raw sources a month may have, each with its own list of months it has no data for on purpose.
+RAW_SOURCES: Final = ("ccnews", "gdelt")
 
-    A per-month ingest stage that finds no raw file stops, unless its month is listed here
+
+def empty_months(params: Mapping[str, Any], source: str) -> list[str]:
+    """The months ``source`` (one of RAW_SOURCES) has no raw data for on purpose: ``empty_months.<source>``
+    (none when absent). Declared per source, so a month listed for one source is not excused for another.
+
+    A per-month ingest stage that finds no raw file stops, unless its month is listed for its source
     (almanac.core.raw_input).
     """
-    months = params.get("empty_months", [])
+    if source not in RAW_SOURCES:
+        raise ValueError(f"no raw source {source!r}: sources are {list(RAW_SOURCES)}")
+    declared = params.get("empty_months") or {}
+    if not isinstance(declared, Mapping):
+        raise ParamsError("params.yaml: 'empty_months' is per source, like {ccnews: ['2025-07'], gdelt: []}")
+    unknown = sorted(set(declared) - set(RAW_SOURCES))
+    if unknown:
+        raise ParamsError(f"params.yaml: empty_months names unknown sources {unknown}: {list(RAW_SOURCES)}")
+    months = declared.get(source) or []
     if not isinstance(months, list):
-        raise ValueError("params.yaml: 'empty_months' must be a list like ['2025-07'] (or [] for none)")
+        raise ParamsError(f"params.yaml: 'empty_months.{source}' must be a list like ['2025-07'] (or [])")
     return validate_months([str(month) for month in months])
 
 

@@ -85,7 +85,7 @@ DAY_OR_EMPTY = Rule("date", nonempty=False, pattern="or-empty")
 
 SCHEMA: dict[str, Rule] = {
     "months": months(nonempty=True),
-    "empty_months": months(),
+    "empty_months": mapping(months()),  # per source: {ccnews: [...], gdelt: [...]} (almanac.core.params)
     "progress": flag(),
     "ray.address": text(),
     "ray.num_cpus": natural(),

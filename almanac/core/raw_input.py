@@ -4,7 +4,7 @@ file that is not a regular file is rejected, never opened.
 A month whose raw folder is missing or empty (a download that never ran, a raw_dir typo, a month added to
 params before its files) used to build into empty outputs and then empty splits, which look the same as a
 month whose every article was filtered out. Now the stage fails with one line naming the folder; a month
-that really has no data is listed in ``params.yaml: empty_months`` and then builds empty.
+that really has no data is listed for its source in ``params.yaml: empty_months`` and then builds empty.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from almanac.core.stage import StageError
 
 
 class NoRawInput(StageError):
-    """An ingest stage found no raw input: for a per-month stage, a month not in empty_months."""
+    """An ingest stage found no raw input: for a per-month stage, a month not empty for its source."""
 
 
-def check_raw_files(folder: Path, files: int, month: str, params: Mapping[str, Any]) -> None:
-    """Raise :class:`NoRawInput` when ``files`` (the input files found in ``folder``) is 0, unless
-    ``month`` is in ``empty_months``."""
-    if files or month in empty_months(params):
+def check_raw_files(folder: Path, files: int, month: str, params: Mapping[str, Any], source: str) -> None:
+    """Raise :class:`NoRawInput` when ``files`` (the input files of ``source`` found in ``folder``) is 0,
+    unless ``month`` is in ``empty_months.<source>``."""
+    if files or month in empty_months(params, source):
         return
     if not folder.exists():
         state = "does not exist"
@@ -35,7 +35,7 @@ def check_raw_files(folder: Path, files: int, month: str, params: Mapping[str, A
         state = "holds no input files"
     raise NoRawInput(
         f"no raw input for {month}: {folder} {state}; if {month} has no data on purpose, "
-        "list it in params.yaml empty_months"
+        f"list it in params.yaml empty_months.{source}"
     )
 
 

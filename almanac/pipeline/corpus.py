@@ -10,15 +10,17 @@ from almanac.pipeline.declare import ITEM, Stage
 CCNEWS_INGEST: Final = Stage(
     name="ccnews_ingest",
     module="stages.ccnews_ingest",
+    function="almanac.ccnews.ingest_stage:run",
     foreach="ccnews_months",  # not `months`: a build may have no CC-News (docs: sources a build reads)
     reads=("${ccnews_ingest.raw_dir}/${item}",),
     # not `months`: adding a month must not rerun the other months' ingest
-    params=("ccnews_ingest", "empty_months"),
+    params=("ccnews_ingest", "empty_months.ccnews"),
     writes=(p.ingest_articles_dir(ITEM), p.ingest_rejects(ITEM), p.metrics_path("ccnews_ingest", ITEM)),
 )
 DEDUP_SIGNATURES: Final = Stage(
     name="dedup_signatures",
     module="stages.dedup_signatures",
+    function="almanac.dedup.signatures_stage:run",
     foreach="ccnews_months",
     reads=(p.ingest_articles_dir(ITEM).as_posix(),),
     # only what changes a signature or the file's row groups: a new threshold re-signs nothing
@@ -30,6 +32,7 @@ DEDUP_SIGNATURES: Final = Stage(
 DEDUP: Final = Stage(
     name="dedup",
     module="stages.dedup",
+    function="almanac.dedup.dedup_stage:run",
     reads=(p.dedup_signatures_dir().as_posix(), "data/ingest"),
     params=("months", "ccnews_ingest.raw_dir", "dedup"),  # the crawl months follow from both
     writes=(p.articles_dir(), p.dedup_rejects(), p.dedup_index_dir(), p.metrics_path("dedup")),
@@ -42,6 +45,7 @@ DEDUP: Final = Stage(
 CORPUS_STATS: Final = Stage(
     name="corpus_stats",
     module="stages.corpus_stats",
+    function="almanac.reports.corpus_stats_stage:run",
     reads=(p.articles_dir().as_posix(), p.dedup_rejects().as_posix(), "data/ingest"),
     params=("months",),
     writes=(p.stats_report("corpus_stats"), p.stats_report("corpus_stats", ".json")),

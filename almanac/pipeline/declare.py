@@ -21,8 +21,8 @@ class Stage:
     """One DVC stage (one foreach template for a per-month stage)."""
 
     name: str  # the dvc.yaml stage name
-    # the stage module, run as ``python -m <module> <args> [--month ${item}]``: its main() runs. A new stage
-    # may name its function instead (``function``) and leave this to the launcher ``stages.run``.
+    # the stage module, run as ``python -m <module> <args> [--month ${item}]``: a docstring and one call of
+    # ``function``. A stage may leave it to the launcher ``stages.run`` instead (no stage module to write).
     module: str = "stages.run"
     writes: tuple[Path, ...]  # every output, in dvc.yaml order; under reports/ (but not reports/metrics/)
     # the files are small and kept by git (cache: false)
@@ -35,13 +35,14 @@ class Stage:
     args: tuple[str, ...] = ()  # extra command-line arguments (the check stages' --style)
     persist: tuple[Path, ...] = ()  # outputs DVC keeps between runs (the verified GDELT downloads)
     note: str = ""  # why the stage is as it is: rendered as a comment above it in dvc.yaml
-    # ``package.module:function`` the launcher ``stages.run`` calls (no stage module to write); the function
-    # parses its arguments (``almanac.core.stage.parse_stage_args``) and returns the exit code.
+    # ``package.module:function``: the domain function that does the stage's work, called by the stage module
+    # (or by the launcher ``stages.run``); it parses its arguments (``almanac.core.stage.parse_stage_args``)
+    # and returns the exit code. Every stage of the DAG names one (tests/test_stage_modules.py).
     function: str = ""
 
     def __post_init__(self) -> None:
-        if (self.module == "stages.run") != bool(self.function):
-            raise ValueError(f"stage {self.name}: give a stage module or a function for stages.run, not both")
+        if self.module == "stages.run" and not self.function:
+            raise ValueError(f"stage {self.name}: the launcher stages.run needs a function to call")
         if self.function and ":" not in self.function:
             raise ValueError(f"stage {self.name}: function {self.function!r} is not package.module:function")
         if self.foreach is not None and self.foreach not in FOREACH_LISTS:
@@ -60,13 +61,22 @@ class Stage:
     @property
     def cmd(self) -> str:
         month = ("--month", ITEM) if self.per_month else ()
-        launched = (self.name, self.function) if self.function else ()
+        launched = (self.name, self.function) if self.module == "stages.run" else ()
         return " ".join(("sh stages/python -m", self.module, *launched, *self.args, *month))
 
     @property
     def code_modules(self) -> tuple[str, ...]:
-        """The modules whose import closure the stage runs: its module, and its function's module."""
-        return (self.module, self.function.partition(":")[0]) if self.function else (self.module,)
+        """The modules whose import closure the stage runs: its stage module (which imports its function's
+        module, so the walk reaches exactly the code the function runs), or the launcher and the function's
+        module (the launcher imports it by name, invisible to the static walk)."""
+        if self.module == "stages.run":
+            return (self.module, self.function_module)
+        return (self.module,)
+
+    @property
+    def function_module(self) -> str:
+        """The module that defines ``function`` ("" when none is named)."""
+        return self.function.partition(":")[0]
 
     def outputs(self, month: str = "") -> tuple[Path, ...]:
         """What the stage writes for ``month`` (the foreach item; ignored by a stage that runs once)."""

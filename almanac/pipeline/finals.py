@@ -46,6 +46,7 @@ def _check(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: st
     return Stage(
         name=f"check_{style}",
         module="stages.check",
+        function="almanac.check.stage:run",
         args=("--style", style),
         reads=reads,
         params=params,
@@ -116,6 +117,7 @@ def _report(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: s
     return Stage(
         name=f"{style}_report",
         module=f"stages.{style}_report",
+        function="almanac.reports.stage:run_report_stage",
         # read by the whole dataset's summary only
         reads=(*reads, p.check_report(style).as_posix()),
         params=("months", *params),

@@ -15,6 +15,7 @@ ROLES: Final = ("llm.roles.editor", "llm.roles.validator", "llm.roles.embedder")
 CORPUS: Final = Stage(
     name="futuresim_corpus",
     module="stages.futuresim_corpus",
+    function="almanac.futuresim.corpus_stage:run",
     foreach="months",
     reads=(p.articles_path(ITEM).as_posix(),),
     params=("futuresim.corpus",),
@@ -29,6 +30,7 @@ CORPUS: Final = Stage(
 INDEX: Final = Stage(
     name="futuresim_index",
     module="stages.futuresim_index",
+    function="almanac.futuresim.index_stage:run",
     reads=(p.futuresim_chunks_dir().as_posix(),),
     params=("months", "futuresim.corpus", "llm.roles.embedder"),
     writes=(p.futuresim_index_dir(),),
@@ -36,6 +38,7 @@ INDEX: Final = Stage(
 RETRIEVAL: Final = Stage(
     name="futuresim_retrieval",
     module="stages.futuresim_retrieval",
+    function="almanac.futuresim.retrieval_stage:run",
     # the articles: a question's own source article is never its context (retrieval_not_own_article)
     reads=(
         p.articles_dir().as_posix(),
@@ -50,6 +53,7 @@ RETRIEVAL: Final = Stage(
 REPAIR: Final = Stage(
     name="futuresim_repair",
     module="stages.futuresim_repair",
+    function="almanac.futuresim.repair_stage:run",
     reads=(p.foresight_splits_dir().as_posix(), p.futuresim_index_dir().as_posix()),
     params=("futuresim.repair", "foresight.split", *ROLES),
     tasks=ASKING,
@@ -61,6 +65,7 @@ REPAIR: Final = Stage(
 ANSWERABILITY: Final = Stage(
     name="futuresim_answerability",
     module="stages.futuresim_answerability",
+    function="almanac.futuresim.answerability_stage:run",
     reads=(p.futuresim_repair_dir().as_posix(), p.futuresim_index_dir().as_posix()),
     params=("futuresim.answerability", *ROLES),
     tasks=ASKING,
@@ -73,6 +78,7 @@ ANSWERABILITY: Final = Stage(
 FUNNEL: Final = Stage(
     name="futuresim_funnel",
     module="stages.futuresim_funnel",
+    function="almanac.reports.futuresim_funnel_stage:run",
     reads=(
         p.futuresim_questions_dir().as_posix(),
         p.metrics_path(REPAIR.name).as_posix(),

@@ -12,6 +12,7 @@ SPLITS: Final = p.foresight_splits_dir().as_posix()
 EVENTS: Final = Stage(
     name="futurex_events",
     module="stages.futurex_events",
+    function="almanac.futurex.events_stage:run",
     reads=(
         SPLITS,
         "data/foresight/leakage",
@@ -28,6 +29,7 @@ EVENTS: Final = Stage(
 FILTER: Final = Stage(
     name="futurex_filter",
     module="stages.futurex_filter",
+    function="almanac.futurex.filter_stage:run",
     reads=(p.futurex_events().as_posix(),),
     params=("futurex.seed", "futurex.filter", "llm.roles"),
     tasks=("futurex_harmful", "futurex_subjective"),
@@ -36,6 +38,7 @@ FILTER: Final = Stage(
 TIERS: Final = Stage(
     name="futurex_tiers",
     module="stages.futurex_tiers",
+    function="almanac.futurex.tiers_stage:run",
     reads=(
         p.futurex_filtered().as_posix(),
         SPLITS,  # released answers: no Level-1 option may be one
@@ -50,6 +53,7 @@ TIERS: Final = Stage(
 STATS: Final = Stage(
     name="futurex_stats",
     module="stages.futurex_stats",
+    function="almanac.reports.futurex_stats_stage:run",
     reads=(
         p.futurex_tiers_dir().as_posix(),
         *(p.metrics_path(stage.name).as_posix() for stage in (EVENTS, FILTER, TIERS)),

@@ -17,6 +17,7 @@ GDELT_STATS_CSVS: Final = (
 GDELT_DOWNLOAD: Final = Stage(
     name="gdelt_download",
     module="stages.gdelt_download",
+    function="almanac.gdelt.download_stage:run",
     foreach="months",
     # The sample's list and mirror; for a real download set both params to "" (docs/operations.md).
     reads=("${gdelt_download.masterfilelist_file}", "${gdelt_download.mirror_dir}"),
@@ -30,9 +31,10 @@ GDELT_DOWNLOAD: Final = Stage(
 GDELT_INGEST: Final = Stage(
     name="gdelt_ingest",
     module="stages.gdelt_ingest",
+    function="almanac.gdelt.ingest_stage:run",
     foreach="months",
     reads=(p.gdelt_raw_dir(ITEM).as_posix(),),
-    params=("gdelt_ingest", "empty_months"),
+    params=("gdelt_ingest", "empty_months.gdelt"),
     writes=(
         p.gdelt_events(ITEM),
         p.gdelt_mentions(ITEM),
@@ -43,6 +45,7 @@ GDELT_INGEST: Final = Stage(
 GDELT_CLEAN: Final = Stage(
     name="gdelt_clean",
     module="stages.gdelt_clean",
+    function="almanac.gdelt.clean_stage:run",
     reads=(p.gdelt_events_dir().as_posix(),),
     params=("months", "gdelt_clean"),
     writes=(p.gdelt_clean_dir(), p.metrics_path("gdelt_clean")),
@@ -50,6 +53,7 @@ GDELT_CLEAN: Final = Stage(
 GDELT_ARTICLES: Final = Stage(
     name="gdelt_articles",
     module="stages.gdelt_articles",
+    function="almanac.gdelt.articles_stage:run",
     # The sample's page archive; a page_archives folder of your own must be added here too.
     reads=("data/raw/sample/gdelt/pages", p.gdelt_clean_events().as_posix(), p.articles_dir().as_posix()),
     params=("months", "gdelt_articles"),
@@ -58,6 +62,7 @@ GDELT_ARTICLES: Final = Stage(
 RELATION_SPLIT: Final = Stage(
     name="relation_split",
     module="stages.relation_split",
+    function="almanac.mirai.relation_split_stage:run",
     foreach="months",
     reads=(p.gdelt_quads().as_posix(), p.gdelt_articles().as_posix()),
     params=("mirai", "relation_split"),
@@ -66,6 +71,7 @@ RELATION_SPLIT: Final = Stage(
 GDELT_STATS: Final = Stage(
     name="gdelt_stats",
     module="stages.gdelt_stats",
+    function="almanac.reports.gdelt_stats_stage:run",
     reads=(
         p.gdelt_events_dir().as_posix(),
         p.gdelt_clean_dir().as_posix(),

@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final
 
+from almanac.core.params import RAW_SOURCES
 from almanac.pipeline.declare import Stage
 from almanac.pipeline.render import upstream
 
-SOURCES: Final = ("ccnews", "gdelt")  # the raw sources a month may have (`--empty` names them)
+SOURCES: Final = RAW_SOURCES  # the raw sources a month may have (`--empty` names them)
 # Folders never walked when looking for a month's files: git's, the environments', DVC's cache.
 SKIPPED: Final = frozenset({".git", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache", "cache", "tmp"})
 
@@ -28,10 +29,19 @@ def list_line(key: str, items: Sequence[str]) -> str:
     return f"{key}: [{', '.join(f'{chr(34)}{item}{chr(34)}' for item in items)}]"
 
 
+def mapping_line(key: str, lists: Mapping[str, Sequence[str]]) -> str:
+    """``key: {a: ["x"], b: []}``: a params.yaml mapping of lists written on one line."""
+    entries = ", ".join(
+        f"{name}: {list_line(name, items).partition(': ')[2]}" for name, items in lists.items()
+    )
+    return f"{key}: {{{entries}}}"
+
+
 def replace_top_level_line(text: str, key: str, line: str) -> tuple[str, str]:
-    """``text`` with its top-level ``key:`` entry (its line, and the ``- item`` lines of a block list)
-    replaced by ``line``, and the text it replaced (to put back as it was). ValueError unless there once."""
-    pattern = re.compile(rf"^{re.escape(key)}:[^\n]*(?:\n[ \t]*-[^\n]*)*", re.MULTILINE)
+    """``text`` with its top-level ``key:`` entry (its line, and the ``- item`` lines of a block list or the
+    indented lines of a block mapping) replaced by ``line``, and the text it replaced (to put back as it
+    was). ValueError unless there once."""
+    pattern = re.compile(rf"^{re.escape(key)}:[^\n]*(?:\n(?:[ \t]+[^\n]*|-[^\n]*))*", re.MULTILINE)
     found = pattern.findall(text)
     if len(found) != 1:
         raise ValueError(f"params.yaml: no one top-level {key} list to edit")

@@ -11,6 +11,7 @@ from almanac.pipeline.declare import Stage
 INGEST: Final = Stage(
     name="series_ingest",
     module="stages.series_ingest",
+    function="almanac.series.ingest_stage:run",
     reads=("${series.ingest.inputs_dir}",),
     params=("series.ingest",),
     writes=(sp.series_observations(), sp.series_ingest_rejects(), p.metrics_path("series_ingest")),
@@ -20,6 +21,7 @@ INGEST: Final = Stage(
 QUESTIONS: Final = Stage(
     name="series_questions",
     module="stages.series_questions",
+    function="almanac.series.questions_stage:run",
     # the FutureSim index: each question's news context (almanac.series.context)
     reads=(sp.series_observations().as_posix(), p.futuresim_index_dir().as_posix()),
     params=(
@@ -34,6 +36,7 @@ QUESTIONS: Final = Stage(
 CHECK: Final = Stage(
     name="check_series",
     module="stages.check",
+    function="almanac.check.stage:run",
     args=("--style", "series"),
     # the chunk export and the corpus: a news chunk's date is traced to its article (news_context_*)
     reads=(
@@ -53,6 +56,7 @@ CHECK: Final = Stage(
 REPORT: Final = Stage(
     name="series_report",
     module="stages.series_report",
+    function="almanac.reports.series_report_stage:run",
     reads=(
         sp.series_splits_dir().as_posix(),
         p.metrics_path(INGEST.name).as_posix(),

@@ -302,7 +302,7 @@ def test_stage_is_byte_identical_on_rerun(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(sys, "argv", ["gdelt_articles"])
 
     def build() -> tuple[str, str]:
-        assert gdelt_articles.main() == 0
+        assert gdelt_articles.run() == 0
         return tuple(  # type: ignore[return-value]
             hashlib.sha256((tmp_path / "data/gdelt" / name).read_bytes()).hexdigest()
             for name in ("articles.parquet", "articles_rejects.parquet")

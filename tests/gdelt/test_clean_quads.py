@@ -194,7 +194,7 @@ def test_stage_reruns_are_byte_identical_and_ignore_row_order(
 
     def build(order: list[dict[str, Any]]) -> dict[str, str]:
         write_parquet(table_from_rows(order, EXPORT_SCHEMA), tmp_path / "data/gdelt/events/2025-05.parquet")
-        assert gdelt_clean.main() == 0
+        assert gdelt_clean.run() == 0
         return {
             name: hashlib.sha256((tmp_path / "data/gdelt/clean" / name).read_bytes()).hexdigest()
             for name in outputs

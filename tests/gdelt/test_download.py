@@ -221,7 +221,7 @@ def test_stage_exits_non_zero_naming_the_failed_file(
     (tmp_path / "params.yaml").write_text(yaml.safe_dump({"months": ["2025-05"], "gdelt_download": section}))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "argv", ["gdelt_download", "--month", "2025-05"])
-    assert gdelt_download.main() == 1
+    assert gdelt_download.run() == 1
     assert f"FAILED {B_EXPORT}: md5_mismatch" in capsys.readouterr().err
     metrics = json.loads((tmp_path / "reports/metrics/gdelt_download/2025-05.json").read_text())
     run_record = json.loads((tmp_path / "metrics/timings/gdelt_download@2025-05.json").read_text())

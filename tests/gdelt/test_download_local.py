@@ -121,14 +121,14 @@ def test_stage_and_ingest_from_a_local_folder_of_real_files(
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "argv", ["gdelt_download", "--month", "2015-10"])
-    assert gdelt_download.main() == 0
+    assert gdelt_download.run() == 0
     monkeypatch.setattr(sys, "argv", ["gdelt_ingest", "--month", "2015-10"])
-    assert gdelt_ingest.main() == 0
+    assert gdelt_ingest.run() == 0
     metrics = json.loads((tmp_path / "reports/metrics/gdelt_ingest/2015-10.json").read_text())
     assert (metrics["items_in"], metrics["items_out"], metrics["rejected"]) == (2118, 2118, 0)
     assert metrics["rows_by_version"] == {"1.0": 2, "2.0": 2116}
 
     shutil.rmtree(folder)
     monkeypatch.setattr(sys, "argv", ["gdelt_download", "--month", "2015-10"])
-    assert gdelt_download.main() == 1
+    assert gdelt_download.run() == 1
     assert "cannot read the local folder" in capsys.readouterr().err

@@ -58,7 +58,7 @@ def test_stage_on_the_bundled_sample_month(tmp_path: Path, monkeypatch: pytest.M
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "argv", ["gdelt_ingest", "--month", "2025-05"])
-    assert gdelt_ingest.main() == 0
+    assert gdelt_ingest.run() == 0
     events = read_parquet(tmp_path / "data/gdelt/events/2025-05.parquet", EXPORT_SCHEMA)
     mentions = read_parquet(tmp_path / "data/gdelt/mentions/2025-05.parquet", MENTIONS_SCHEMA)
     rejects = pq.read_table(tmp_path / "data/gdelt/ingest_rejects/2025-05.parquet")

@@ -63,10 +63,10 @@ def test_the_sample_through_ingest_clean_and_articles(
     for month in MONTHS:
         for stage, name in ((gdelt_download, "gdelt_download"), (gdelt_ingest, "gdelt_ingest")):
             monkeypatch.setattr(sys, "argv", [name, "--month", month])
-            assert stage.main() == 0
+            assert stage.run() == 0
     for stage, name in ((gdelt_clean, "gdelt_clean"), (gdelt_articles, "gdelt_articles")):
         monkeypatch.setattr(sys, "argv", [name])
-        assert stage.main() == 0
+        assert stage.run() == 0
 
     metrics = read_json(tmp_path / "reports/metrics/gdelt_articles.json")
     assert metrics["items_in"] == metrics["items_out"] + metrics["rejected"]
