@@ -133,13 +133,4 @@ def _hit_columns(hit: SearchHit | None) -> dict[str, Any]:
     if hit is None:
         columns = ("chunk_id", "article_id", "url", "available_date", "date_precision", "score", "text")
         return {"rank": 0, **dict.fromkeys(columns)}
-    return {
-        "rank": hit.rank,
-        "chunk_id": hit.chunk_id,
-        "article_id": hit.article_id,
-        "url": hit.url,
-        "available_date": hit.available_date,
-        "date_precision": hit.date_precision,
-        "score": hit.score,
-        "text": hit.text,
-    }
+    return hit.columns()

@@ -55,6 +55,19 @@ class SearchHit:
     text: str
     backend: str  # which retrieval made it, e.g. "bm25:tantivy-0.27.0"
 
+    def columns(self) -> dict[str, Any]:
+        """The fields a retrieval context row holds (FutureSim retrieval, series news context)."""
+        return {
+            "rank": self.rank,
+            "chunk_id": self.chunk_id,
+            "article_id": self.article_id,
+            "url": self.url,
+            "available_date": self.available_date,
+            "date_precision": self.date_precision,
+            "score": self.score,
+            "text": self.text,
+        }
+
 
 def as_date(value: date | str) -> date:
     return value if isinstance(value, date) else date.fromisoformat(str(value))

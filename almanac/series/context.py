@@ -71,16 +71,7 @@ def add_context(
 
 
 def _chunk(rank: int, hit: SearchHit) -> dict[str, Any]:
-    return {
-        "rank": rank,
-        "chunk_id": hit.chunk_id,
-        "article_id": hit.article_id,
-        "url": hit.url,
-        "available_date": hit.available_date,
-        "date_precision": hit.date_precision,
-        "score": hit.score,
-        "text": hit.text,
-    }
+    return {**hit.columns(), "rank": rank}
 
 
 def context_counts(tables: Mapping[Any, pa.Table]) -> dict[str, int]:
