@@ -22,11 +22,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from almanac.pipeline.code_stage import CODE_HASHES, fingerprint_path
 from almanac.pipeline.dag import STAGES
 from almanac.pipeline.declare import Stage
 from almanac.pipeline.fingerprints import fingerprint, write_fingerprints
 from almanac.pipeline.imports import FACES, PROJECT_PACKAGES, ROOT, closure, imports, parsed
-from almanac.pipeline.render import CODE_HASHES, code_files, deps, fingerprint_path, render_project
+from almanac.pipeline.render import code_files, deps, render_project
 from tests.support.project import dvc, make_project
 
 # params.yaml and the foreach lists that follow from its months (dvc.yaml's vars)

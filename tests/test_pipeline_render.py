@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from almanac.pipeline.code_stage import code_stage
 from almanac.pipeline.declare import ITEM, Stage
-from almanac.pipeline.render import code_files, code_stage, problems, prompt_files, render, upstream
+from almanac.pipeline.render import code_files, problems, prompt_files, render, upstream
 
 ROOT = Path(__file__).resolve().parents[1]
 

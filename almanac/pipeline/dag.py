@@ -1,7 +1,7 @@
 """Every stage of the DAG, in ``dvc.yaml`` order: the table ``almanac dag`` renders and the tests read.
 
 Each part's module lists its stages (``STAGES``); a new stage is one declaration added to its part's list.
-The first stage, ``code_hashes``, follows from the others (``render.code_stage``): one fingerprint of code
+The first stage, ``code_hashes``, follows from the others (``code_stage.code_stage``): one fingerprint of code
 files per stage, the code dep of that stage.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Final
 
 from almanac.pipeline import corpus, events, finals, foresight, futuresim, futurex, mirai, series
+from almanac.pipeline.code_stage import code_stage
 from almanac.pipeline.declare import Stage
-from almanac.pipeline.render import code_stage
 
 PARTS: Final = (corpus, foresight, futuresim, events, mirai, futurex, finals, series)
 DECLARED: Final[tuple[Stage, ...]] = tuple(stage for part in PARTS for stage in part.STAGES)

@@ -18,8 +18,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from almanac.pipeline.code_stage import CODE_HASHES, fingerprint_path
 from almanac.pipeline.declare import Stage
-from almanac.pipeline.render import CODE_HASHES, code_files, fingerprint_path
+from almanac.pipeline.render import code_files
 
 
 def fingerprint(stage: Stage, root: Path, digests: dict[str, str] | None = None) -> str:

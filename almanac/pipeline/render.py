@@ -21,13 +21,12 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 
 from almanac.core.month_lists import derived_lists, vars_lines
+from almanac.pipeline.code_stage import CODE_HASHES, code_stage, fingerprint_path
 from almanac.pipeline.declare import ITEM, Stage
 from almanac.pipeline.imports import ROOT, closure
 
 PROMPTS: Final = PurePosixPath("prompts")
 REPAIR_PROMPT: Final = PROMPTS / "repair.md"  # almanac.llm.tasks.REPAIR_PROMPT
-CODE_HASHES: Final = "code_hashes"  # the stage that fingerprints every other stage's code files
-CODE_DIR: Final = PurePosixPath("data/code")
 HEADER: Final = """\
 # The Almanac DAG, rendered by `almanac dag` (`make dag`) from almanac/pipeline/: edit the declarations there,
 # never this file (a test fails when rendering would change it). Per-month stages use foreach over a list
@@ -55,28 +54,6 @@ def code_files(stage: Stage, root: Path = ROOT) -> list[str]:
     """What ``stage`` runs: its import closure's files (sorted), then the prompts it may send."""
     code = frozenset().union(*(closure(module, root) for module in stage.code_modules))
     return [*sorted(code), *prompt_files(stage)]
-
-
-def fingerprint_path(name: str) -> PurePosixPath:
-    """The file ``code_hashes`` writes for stage ``name``: the hashes of its code files."""
-    return CODE_DIR / f"{name}.sha256"
-
-
-def code_stage(stages: Sequence[Stage]) -> Stage:
-    """The ``code_hashes`` declaration for ``stages``: one fingerprint output per stage. Its outputs persist
-    (a fingerprint is rewritten only when its text changes) and are not cached: they are a few KB, made
-    from the code in a second, and git-ignored (``/data/code/``)."""
-    writes = tuple(Path(fingerprint_path(stage.name)) for stage in stages)
-    return Stage(
-        name=CODE_HASHES,
-        function="almanac.pipeline.fingerprints:main",
-        writes=writes,
-        persist=writes,
-        note=(
-            "Every stage's code files (its import closure and prompts), hashed into one fingerprint per "
-            "stage: the other stages dep on their fingerprint instead of listing ~45 files each."
-        ),
-    )
 
 
 def hashed_files(stages: Sequence[Stage], root: Path = ROOT) -> list[str]:

@@ -1,0 +1,38 @@
+"""The ``code_hashes`` declaration: the first stage, which fingerprints every other stage's code files.
+
+Apart from the renderer so that ``almanac.pipeline.dag`` can declare it without importing the renderer,
+which reads the DAG (no import cycle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+from almanac.pipeline.declare import Stage
+
+CODE_HASHES: Final = "code_hashes"  # the stage that fingerprints every other stage's code files
+CODE_DIR: Final = PurePosixPath("data/code")
+
+
+def fingerprint_path(name: str) -> PurePosixPath:
+    """The file ``code_hashes`` writes for stage ``name``: the hashes of its code files."""
+    return CODE_DIR / f"{name}.sha256"
+
+
+def code_stage(stages: Sequence[Stage]) -> Stage:
+    """The ``code_hashes`` declaration for ``stages``: one fingerprint output per stage. Its outputs persist
+    (a fingerprint is rewritten only when its text changes) and are not cached: they are a few KB, made
+    from the code in a second, and git-ignored (``/data/code/``)."""
+    writes = tuple(Path(fingerprint_path(stage.name)) for stage in stages)
+    return Stage(
+        name=CODE_HASHES,
+        function="almanac.pipeline.fingerprints:main",
+        writes=writes,
+        persist=writes,
+        note=(
+            "Every stage's code files (its import closure and prompts), hashed into one fingerprint per "
+            "stage: the other stages dep on their fingerprint instead of listing ~45 files each."
+        ),
+    )
