@@ -122,3 +122,19 @@ def test_only_the_whole_suite_starts_the_build_before_collection() -> None:
     assert not whole_suite(config(pytest.Config.ArgsSource.ARGS))  # type: ignore[arg-type]  # one file
     assert not whole_suite(config(pytest.Config.ArgsSource.TESTPATHS, markexpr="not slow"))  # type: ignore[arg-type]
     assert not whole_suite(config(pytest.Config.ArgsSource.TESTPATHS, keyword="dedup"))  # type: ignore[arg-type]
+
+
+def test_the_parallel_plan_keeps_both_cores_busy_on_this_dag() -> None:
+    """Each phase runs two non-empty, disjoint sets of stages, and code_hashes (upstream of every stage) is in
+    neither: were it shared, every stage would depend on it and both sets would be empty (a serial build)."""
+    root = Path(__file__).resolve().parents[1]
+    phases = sample_build.plan(root)
+    assert len(phases) == len(sample_build.PHASES)
+    seen: set[str] = set()
+    for first, second in phases:
+        assert first and second
+        assert not set(first) & set(second)
+        assert not (set(first) | set(second)) & seen, "a stage planned in two phases"
+        seen |= set(first) | set(second)
+    assert "dedup" in phases[0][0] and "wiki_filter" in phases[0][1]
+    assert sample_build.CODE_HASHES not in seen
