@@ -11,14 +11,13 @@ the row's own ``available_date``, which could be back-dated. The cap is FutureSi
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from almanac.check.common import Checked
-from almanac.check.dates import as_day
+from almanac.check.dates import ARTICLE_PRECISIONS, article_last_day, as_day, interval
 from almanac.core.text import word_count
 
 Row = Mapping[str, Any]
@@ -35,16 +34,13 @@ class NewsContextRules:
 
 def interval_end(day: object, precision: object) -> date | None:
     """The last day a chunk's article may have been published on; None for an unknown precision."""
+    if precision in ARTICLE_PRECISIONS:
+        return article_last_day(day, precision)
     start = as_day(day)
-    if start is None:
+    if start is None or precision not in ("month", "year"):
         return None
-    if precision in ("day", "upper_bound"):
-        return start
-    if precision == "month":
-        return start.replace(day=calendar.monthrange(start.year, start.month)[1])
-    if precision == "year":
-        return date(start.year, 12, 31)
-    return None
+    span = interval(start.isoformat()[: 7 if precision == "month" else 4], precision)
+    return None if span is None else span[1]
 
 
 def _context(question: Row) -> Sequence[Row]:

@@ -12,27 +12,22 @@ the question, which names the resolution date and a figure.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from almanac.futuresim.search import Embed, SearchHit, search_chunks
+from almanac.core.params import parse_section
+from almanac.futuresim.retrieval import RetrievalConfig, Search
+from almanac.futuresim.search import SearchHit
 from almanac.series.context_config import QUERY_FIELDS, SeriesContextConfig
 from almanac.series.release import CONTEXT_CHUNK
-
-Search = Callable[[str, date, int], list[SearchHit]]  # (query, last day, k) -> hits, best first
 
 
 def retrieval_k(params: Mapping[str, Any]) -> int:
     """``futuresim.retrieval.k``: chunks per question, for OpenForesight's contexts and the series'."""
-    return int(((params.get("futuresim") or {}).get("retrieval") or {}).get("k", 5))
-
-
-def index_search(index_root: Path, embed: Embed | None = None) -> Search:
-    return lambda query, last, k: search_chunks(index_root, query, None, last, k, embed)
+    return parse_section(RetrievalConfig, params.get("futuresim") or {}, "retrieval").k
 
 
 def context_query(question: Mapping[str, Any], fields: Sequence[str]) -> str:

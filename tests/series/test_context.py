@@ -23,7 +23,8 @@ from almanac.check.run import check_style
 from almanac.check.series import check_series
 from almanac.check.series_context import NewsContextRules
 from almanac.core.layout import articles_dir, futuresim_chunks_dir
-from almanac.series.context import add_context, context_counts, index_search
+from almanac.futuresim.retrieval import index_search
+from almanac.series.context import add_context, context_counts
 from almanac.series.context_config import SeriesContextConfig
 from almanac.series.release import build_release
 from tests.futuresim.helpers import article, chunks_of, index_of
