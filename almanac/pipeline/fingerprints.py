@@ -11,13 +11,12 @@ code as it is now, with the same walk that rendered dvc.yaml: a closure that gre
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from almanac.core.io import atomic_path
 from almanac.pipeline.code_stage import CODE_HASHES, fingerprint_path
 from almanac.pipeline.declare import Stage
 from almanac.pipeline.render import code_files
@@ -45,23 +44,11 @@ def write_fingerprints(stages: Sequence[Stage], root: Path) -> list[str]:
         text = fingerprint(stage, root, digests)
         target = root / fingerprint_path(stage.name)
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            _write_atomically(text, target)
+            # Atomic: a reader (DVC hashing it) sees the old text or the new, whole.
+            with atomic_path(target) as temporary:
+                temporary.write_text(text, encoding="utf-8")
             rewritten.append(stage.name)
     return rewritten
-
-
-def _write_atomically(text: str, target: Path) -> None:
-    """A temporary file beside ``target``, then a rename: a reader sees the old text or the new, whole.
-    (Not almanac.core.io's writer: that module loads pyarrow, ~1 s of this stage's start-up.)"""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".tmp-almanac-{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def main() -> int:
