@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MAX_IDS_SHOWN = 8
+NAME_COLUMN = 34  # the invariant-name column of `almanac check`, widened per report when a name is longer
 
 
 @dataclass
@@ -23,13 +24,13 @@ class InvariantResult:
     def ok(self) -> bool:
         return not self.failures
 
-    def line(self) -> str:
+    def line(self, width: int = NAME_COLUMN) -> str:
         if self.ok:
-            return f"  ok    {self.name:<34} {self.checked} checked"
+            return f"  ok    {self.name:<{width}} {self.checked} checked"
         ids = sorted(self.failures)
         shown = ", ".join(f"{item} ({self.failures[item]})" for item in ids[:MAX_IDS_SHOWN])
         more = f", ... {len(ids) - MAX_IDS_SHOWN} more" if len(ids) > MAX_IDS_SHOWN else ""
-        return f"  FAIL  {self.name:<34} {len(ids)} of {self.checked}: {shown}{more}"
+        return f"  FAIL  {self.name:<{width}} {len(ids)} of {self.checked}: {shown}{more}"
 
 
 @dataclass
@@ -67,7 +68,9 @@ class StyleReport:
     def lines(self) -> list[str]:
         verdict = "ok" if self.ok else f"{len(self.violated)} invariant(s) violated"
         head = f"{self.style} {self.scope}: {self.rows} released rows, {verdict}"
-        return [head, *(result.line() for result in self.invariants.values()), *self.notes]
+        # The name column widens for a long invariant name rather than running into its count.
+        width = max([NAME_COLUMN, *(len(name) for name in self.invariants)])
+        return [head, *(result.line(width) for result in self.invariants.values()), *self.notes]
 
     def summary(self) -> dict[str, object]:
         """Deterministic JSON for DVC metrics: counts only, no times."""

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from almanac.check.report import StyleReport
 from almanac.cli import main
 from tests.check.rows import article, question
 
@@ -150,3 +151,15 @@ def test_paper_queries_without_the_article_list_are_an_error(
     )
     assert main(["check", "mirai"]) == 1
     assert "articles.parquet" in capsys.readouterr().err
+
+
+def test_a_long_invariant_name_widens_the_column_instead_of_touching_its_count() -> None:
+    report = StyleReport("series", "all", rows=2)
+    report.check("short", "a short name", [("a", None)])
+    report.check(
+        "news_context_not_after_forecast_date_and_more", "a 45-character name", [("a", None), ("b", "late")]
+    )
+    ok_line, fail_line = report.lines()[1:3]
+    # 45 characters, then one space: both the ok and the FAIL line put their counts in the same column.
+    assert ok_line == "  ok    short" + " " * 41 + "1 checked"
+    assert fail_line.startswith("  FAIL  news_context_not_after_forecast_date_and_more 1 of 2: b (late)")
