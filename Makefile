@@ -20,7 +20,7 @@ dag: setup
 	python -m almanac.cli dag
 
 # `dvc repro` quiet, one line per stage that ran and a summary line (almanac/core/repro.py); a no-op prints
-# one line. ARGS go to dvc repro: `make repro ARGS=foresight_qgen@2025-03`.
+# one line. ARGS go to dvc repro: `make repro ARGS=foresight_month@2025-03`.
 repro: setup
 	python -m almanac.core.repro $(ARGS)
 

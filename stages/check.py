@@ -1,7 +1,8 @@
-"""DVC stage ``check_<style>``: the style's invariants over every released row; exit 1 on any violation.
+"""DVC stage ``check``: every style's invariants over every released row, then cross-style contamination;
+exit 1 on any violation.
 
-It is the last stage of each style's branch, so ``dvc repro`` stops on a leaking split. The summary it writes
-holds counts only (rows checked and violations per invariant), so a rebuild with no change rewrites nothing.
+It is the last stage before the reports, so ``dvc repro`` stops on a leaking split. Each summary it writes
+(``reports/check/<style>.json``) holds counts only, so a rebuild with no change rewrites nothing.
 """
 
 import sys

@@ -136,7 +136,7 @@ def test_a_fingerprint_changes_exactly_when_one_of_its_files_does(tmp_path: Path
 
 def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     months = PARAMS["months"]
-    assert rerun_by("almanac/foresight/dates.py") == {f"foresight_dates@{month}" for month in months}
+    assert rerun_by("almanac/foresight/dates.py") == {f"foresight_month@{month}" for month in months}
     assert rerun_by("almanac/gdelt/download.py") == {f"gdelt_download@{month}" for month in months}
     assert CODE_HASHES in changed_by("almanac/gdelt/download.py")  # which runs first and rewrites one file
     # core/io.py: every stage writes through it (core.layout.paths imports it), so every stage reruns.
@@ -152,13 +152,13 @@ def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
 
 def test_every_sender_of_a_prompt_lists_it() -> None:
     repair = {name.partition("@")[0] for name in rerun_by("prompts/repair.md")}
-    assert {"foresight_dates", "futuresim_repair", "futuresim_answerability"} <= repair
+    assert {"foresight_month", "futuresim_repair", "futuresim_answerability"} <= repair
     assert repair == {stage.name for stage in STAGES if stage.tasks}
     assert {n.partition("@")[0] for n in rerun_by("prompts/futuresim_answer.md")} == {
         "futuresim_repair",
         "futuresim_answerability",
     }
-    assert {n.partition("@")[0] for n in rerun_by("prompts/date_repair.md")} == {"foresight_dates"}
+    assert {n.partition("@")[0] for n in rerun_by("prompts/date_repair.md")} == {"foresight_month"}
     # Sent from the CLI only: the FutureX scorer's judge (`almanac score futurex`) and the replay's baseline
     # forecaster (`almanac simulate`).
     cli_only = {"futurex_answer_judge.md", "futuresim_forecast.md"}
@@ -231,7 +231,7 @@ print(json.dumps(files))
 """
 
 
-@pytest.mark.parametrize("module", ["stages.foresight_dates", "stages.check", "stages.mirai_report"])
+@pytest.mark.parametrize("module", ["stages.foresight_month", "stages.check", "stages.mirai_report"])
 def test_the_static_closure_holds_every_module_the_stage_loads(module: str) -> None:
     """Checked against a real interpreter: what importing the stage loads is inside its static closure."""
     loaded = subprocess.run(

@@ -143,7 +143,8 @@ def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
     lock = yaml.safe_load((out / "provenance/dvc.lock").read_text())
     assert "foresight_split" in lock["stages"] and "gdelt_clean" not in lock["stages"]
     status = run([str(BIN / "almanac"), "status"], built).stdout
-    # ccnews_ingest, dedup, the six MIRAI steps (download .. check_mirai), gdelt_stats and mirai_report
+    # ccnews_ingest, dedup, the six MIRAI steps (download .. check, the one check stage), gdelt_stats and
+    # mirai_report
     assert "| mirai | 2025-05 | 10/10 |" in status
 
 
@@ -157,7 +158,7 @@ def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
 # another machine) in test_the_sample_build_reproduces_the_committed_dvc_lock, for free.
 FORCED = (
     "ccnews_ingest@2025-05",  # a month in the middle: its neighbours must not run (--single-item)
-    "foresight_dates@2025-06",  # OpenForesight
+    "foresight_month@2025-06",  # OpenForesight (its six steps, qgen .. dates)
     "event_split",  # OpenForecast
     "relation_split@2025-06",  # MIRAI
     "futuresim_index",  # FutureSim
@@ -246,7 +247,7 @@ def test_forced_rerun_is_byte_identical_and_leaves_git_clean(fresh: Path) -> Non
 # `dvc repro` of these checks (and skips when unchanged) every stage they depend on. The stages downstream
 # (the whole-dataset splits, checks, reports, FutureX) read whole-dataset files and have no per-month item
 # whose rerun this test is about; `almanac month add --build` is tests/test_month_command.py's.
-ADDED_MONTH_TARGETS = ("corpus_stats", "foresight_qgen@2025-07", "relation_split@2025-07")
+ADDED_MONTH_TARGETS = ("corpus_stats", "foresight_month@2025-07", "relation_split@2025-07")
 
 
 @pytest.mark.rebuilds
@@ -268,7 +269,7 @@ def test_adding_a_month_runs_only_that_months_stages(fresh: Path) -> None:
         "dedup_signatures@2025-07",
         "dedup",
         "corpus_stats",
-        "foresight_qgen@2025-07",
+        "foresight_month@2025-07",
         "gdelt_ingest@2025-07",
         "relation_split@2025-07",
     } <= ran
@@ -278,7 +279,7 @@ def test_adding_a_month_runs_only_that_months_stages(fresh: Path) -> None:
     rebuilt = [stage for stage in ran if stage.split("@")[-1] in MONTHS]
     assert rebuilt and all(stage.split("@")[0].endswith("_ingest") for stage in rebuilt), rebuilt
     for month in MONTHS:
-        assert f"foresight_qgen@{month}" not in ran and f"relation_split@{month}" not in ran
+        assert f"foresight_month@{month}" not in ran and f"relation_split@{month}" not in ran
         assert f"dedup_signatures@{month}" not in ran
 
 

@@ -12,21 +12,25 @@ from pathlib import Path
 
 import pytest
 
+from almanac.check import stage as check_stage
 from almanac.core.layout.paths import metrics_path
 from almanac.events.recipe import RECIPE as OPENFORECAST
-from almanac.foresight import generate
+from almanac.foresight import generate, month_stage
 from almanac.foresight.recipe import RECIPE as OPENFORESIGHT
 from almanac.futuresim.recipe import RECIPE as FUTURESIM
 from almanac.futurex.recipe import RECIPE as FUTUREX
 from almanac.mirai.steps import RECIPE as MIRAI
+from almanac.pipeline import foresight as foresight_steps
 from almanac.pipeline.dag import BY_NAME as STAGES
+from almanac.pipeline.dag import STEPS, STEPS_BY_NAME
 from almanac.pipeline.declare import Stage
+from almanac.pipeline.finals import CHECK_STEPS
 from almanac.pipeline.recipe import CORPUS, Recipe, Step
 from almanac.reports import mirai, openforecast, openforesight
 from almanac.reports import series as series_report
 from almanac.reports.foresight_funnel import OPENFORESIGHT_FUNNEL
 from almanac.series.recipe import RECIPE as SERIES
-from tests.test_layout_dvc import DVC, EXPANDED, PRODUCED, _paths, _related
+from tests.test_layout_dvc import DVC, EXPANDED, _paths, _related, _resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = (OPENFORESIGHT, OPENFORECAST, MIRAI, FUTURESIM, FUTUREX, SERIES)
@@ -35,16 +39,51 @@ README_RECIPES = tuple(recipe for recipe in RECIPES if recipe is not SERIES)
 BY_STYLE = {recipe.style: recipe for recipe in RECIPES}
 
 
+# Each stage of dvc.yaml, or for a stage that runs steps (foresight_month, check) each of its steps, with the
+# data it reads and writes for one foreach item: dvc.yaml's deps and outs, a step's its declaration's.
+UNITS = [
+    (
+        unit.name,
+        item,
+        [_resolve(read, item) for read in unit.reads],
+        [p.as_posix() for p in unit.outputs(item)],
+    )
+    for name, item, definition in EXPANDED
+    for unit in [step for step in STEPS if step.runs_in == name]
+] + [
+    (name, item, _paths(definition, "deps", item), [p.as_posix() for p in STAGES[name].outputs(item)])
+    for name, item, definition in EXPANDED
+    if not any(step.runs_in == name for step in STEPS)
+]
+DECLARED = {**STAGES, **STEPS_BY_NAME}
+
+
 def _producers() -> dict[str, set[str]]:
-    """Stage -> the stages whose outputs its data deps name (over every month of a foreach stage)."""
+    """Stage or step -> the stages and steps whose outputs its data deps name (every month of a foreach)."""
+    produced = {(name, out) for name, _item, _reads, outs in UNITS for out in outs}
     found: dict[str, set[str]] = {}
-    for name, item, definition in EXPANDED:
-        reads = found.setdefault(name, set())
-        for dep in _paths(definition, "deps", item):
+    for name, _item, reads, _outs in UNITS:
+        found.setdefault(name, set())
+        for dep in reads:
             # data/code/<stage>.sha256 is the stage's code fingerprint (code_hashes, no style's data)
             if dep.startswith(("data/", "reports/")) and not dep.startswith("data/code/"):
-                reads |= {producer for producer, out in PRODUCED if producer != name and _related(dep, out)}
+                found[name] |= {
+                    producer for producer, out in produced if producer != name and _related(dep, out)
+                }
     return found
+
+
+def test_a_stage_that_runs_steps_reads_what_they_read_from_outside_it() -> None:
+    """foresight_month and check: dvc.yaml's deps are the steps' reads, less what an earlier step writes."""
+    for name, item, definition in EXPANDED:
+        steps = [step for step in STEPS if step.runs_in == name]
+        if not steps:
+            continue
+        written = {p.as_posix() for step in steps for p in step.outputs(item)}
+        reads = {_resolve(read, item) for step in steps for read in step.reads} - written
+        data = {dep for dep in _paths(definition, "deps", item) if not dep.startswith("data/code/")}
+        assert data == reads, name
+        assert sorted(_paths(definition, "outs", item)) == sorted(written), name
 
 
 PRODUCERS = _producers()
@@ -85,7 +124,10 @@ def test_every_stage_downstream_of_a_style_is_in_its_table(recipe: Recipe) -> No
 
 
 def test_every_dvc_stage_belongs_to_one_recipe_or_the_corpus() -> None:
-    owners: dict[str, list[str]] = {name: [] for name in DVC if name != "code_hashes"}  # code, not data
+    # code_hashes: code, not data; a stage that runs steps belongs where each of its steps does
+    owners: dict[str, list[str]] = {name: [] for name in PRODUCERS if name != "code_hashes"}
+    hosts = {step.runs_in for step in STEPS}
+    assert set(DVC) == {*(set(owners) - set(STEPS_BY_NAME)), "code_hashes", *hosts}
     for recipe in RECIPES:
         for stage in (*recipe.stages, *recipe.reports):
             owners[stage].append(recipe.style)  # KeyError: the table names a stage dvc.yaml lacks
@@ -97,19 +139,28 @@ def test_every_dvc_stage_belongs_to_one_recipe_or_the_corpus() -> None:
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)
 def test_per_month_and_funnel_flags_match_the_layout(recipe: Recipe) -> None:
     for step in recipe.steps:
-        assert step.per_month == STAGES[step.stage].per_month, step.stage
+        assert step.per_month == DECLARED[step.stage].per_month, step.stage
+        assert step.per_month == STAGES[step.dvc_stage].per_month, step.stage
         # The funnel sums stage metrics files, so a step is in it exactly when it writes one (an output, not
         # a DVC metric: only the style summaries are).
-        outputs = STAGES[step.stage].outputs("2025-01")
+        outputs = DECLARED[step.stage].outputs("2025-01")
         writes_stage_metrics = metrics_path(step.stage, "2025-01" if step.per_month else None) in outputs
         assert step.funnel == writes_stage_metrics, step.stage
 
 
 def test_the_declarations_list_the_openforesight_steps_in_the_recipe_order() -> None:
     per_month = [step.stage for step in OPENFORESIGHT.steps if step.per_month]
-    assert [
-        stage for stage in STAGES if stage.startswith("foresight_") and STAGES[stage].per_month
-    ] == per_month
+    assert [step.name for step in foresight_steps.PER_MONTH_STEPS] == per_month
+    # and foresight_month runs them in that order: each step function is its declaration's
+    assert [f"{run.__module__}:{run.__name__}" for run in month_stage.STEPS] == [
+        step.function for step in foresight_steps.PER_MONTH_STEPS
+    ]
+    assert {step.runs_in for step in foresight_steps.PER_MONTH_STEPS} == {"foresight_month"}
+
+
+def test_the_check_stage_runs_every_check_step_in_the_declared_order() -> None:
+    assert [f"check_{style}" for style in check_stage.CHECKS] == [step.name for step in CHECK_STEPS]
+    assert [step.args for step in CHECK_STEPS] == [("--style", style) for style in check_stage.CHECKS]
 
 
 @pytest.mark.parametrize("recipe", RECIPES, ids=lambda r: r.style)

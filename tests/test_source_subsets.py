@@ -16,7 +16,8 @@ from tests.support.project import BIN, dvc, make_project, run
 def test_gdelt_only_build_needs_no_ccnews_folder(tmp_path: Path) -> None:
     project = make_project(tmp_path / "project", ccnews_ingest__raw_dir="", ray__executor="serial")
     shutil.rmtree(project / "data/raw/sample/ccnews")
-    dvc(["repro", "check_mirai"], project)
+    dvc(["repro", "relation_split"], project)  # the MIRAI branch (the check stage reads every style)
+    run([str(BIN / "python"), "-m", "stages.check", "--style", "mirai"], project)  # its check alone
     # The corpus is empty on purpose: dedup says which CC-News months it read (none).
     dedup = json.loads((project / "reports/metrics/dedup.json").read_text())
     assert (dedup["items_in"], dedup["ccnews_months"]) == (0, [])
@@ -29,7 +30,7 @@ def test_gdelt_only_build_needs_no_ccnews_folder(tmp_path: Path) -> None:
     assert json.loads((project / "reports/check/mirai.json").read_text())["ok"]
     # OpenForesight needs the CC-News corpus: it stops with the reason instead of building empty splits.
     result = run(
-        [str(BIN / "python"), "-m", "stages.foresight_qgen", "--month", "2025-05"], project, check=False
+        [str(BIN / "python"), "-m", "stages.foresight_month", "--month", "2025-05"], project, check=False
     )
     assert result.returncode == 1
     assert "CC-News is off" in result.stderr.strip().splitlines()[-1]

@@ -1,15 +1,17 @@
-"""DVC stage ``foresight_qgen@<month>``: deduplicated articles -> candidate questions (generator role)."""
+"""Step ``foresight_qgen`` of DVC stage ``foresight_month@<month>``: deduplicated articles -> candidate
+questions (generator role)."""
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 from almanac.core.io import read_parquet
 from almanac.core.layout import articles_path
 from almanac.core.params import ccnews_months, parse_section
 from almanac.core.schemas import ARTICLE_SCHEMA
-from almanac.core.stage import parse_stage_args
+from almanac.core.stage import start_stage
 from almanac.foresight.generate import STAGE, QgenConfig, generate_questions
 from almanac.foresight.stage_io import write_month
 from almanac.llm.cache import LLMCache
@@ -17,22 +19,23 @@ from almanac.llm.config import parse_llm_config
 from almanac.pipeline.foresight import QGEN
 
 
-def run() -> int:
+def run_step(month: str, params: dict[str, Any]) -> int:
+    """Run the step on ``month``; its outputs, rejects, metrics, timings and summary line are its own."""
     started = time.perf_counter()
-    args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
+    start_stage(f"{STAGE}@{month}", params)  # errors, the summary line and timings name the step
     config = parse_section(QgenConfig, params.get("foresight") or {}, "qgen")
     llm = parse_llm_config(params)
     if "months" in params and not ccnews_months(params):
         # An empty corpus here is a build without CC-News, not a month without news: say so, build nothing.
         print(
-            f"{STAGE}@{args.month}: OpenForesight needs the CC-News corpus, and CC-News is off "
+            f"{STAGE}@{month}: OpenForesight needs the CC-News corpus, and CC-News is off "
             '(ccnews_ingest.raw_dir is "": a build without CC-News, e.g. GDELT only: '
-            "`dvc repro check_mirai`)",
+            "`dvc repro relation_split`, then `almanac check mirai`)",
             file=sys.stderr,
         )
         return 1
-    articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
+    articles = read_parquet(articles_path(month), ARTICLE_SCHEMA)
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = generate_questions(articles, config, llm, cache)
-    write_month(questions, ledger, QGEN, args.month, started)
+    write_month(questions, ledger, QGEN, month, started)
     return 0

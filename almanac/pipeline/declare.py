@@ -39,6 +39,9 @@ class Stage:
     # (or by the launcher ``stages.run``); it parses its arguments (``almanac.core.stage.parse_stage_args``)
     # and returns the exit code. Every stage of the DAG names one (tests/test_stage_modules.py).
     function: str = ""
+    # A step run inside another DVC stage (that stage's name), not a dvc.yaml stage of its own: its outputs,
+    # metrics, summary line and timings keep its name; the stage it runs in depends on and writes its paths.
+    runs_in: str = ""
 
     def __post_init__(self) -> None:
         if self.module == "stages.run" and not self.function:

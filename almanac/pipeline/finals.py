@@ -1,4 +1,4 @@
-"""The last stages of each style: the invariant checks (they fail ``dvc repro`` on any leaking row) and the
+"""The last stages: the invariant check of every style (it fails ``dvc repro`` on any leaking row) and the
 reports (one stage per style, writing a folder per month of ``months`` and one for "all")."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Final
 
 from almanac.core import layout as p
+from almanac.pipeline import series
 from almanac.pipeline.declare import Stage
 
 SPLITS: Final = p.foresight_splits_dir().as_posix()
@@ -42,7 +43,9 @@ DVC_PLOTS: Final[tuple[Path, ...]] = tuple(
 )
 
 
-def _check(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: str = "") -> Stage:
+def _check(style: str, reads: tuple[str, ...], params: tuple[str, ...]) -> Stage:
+    """The check of one style: a step of the ``check`` stage (``python -m stages.check --style <style>`` runs
+    it alone)."""
     return Stage(
         name=f"check_{style}",
         module="stages.check",
@@ -51,8 +54,15 @@ def _check(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: st
         reads=reads,
         params=params,
         writes=(p.check_report(style),),
-        note=note,
+        runs_in="check",
     )
+
+
+def _union(*parts: tuple[str, ...]) -> tuple[str, ...]:
+    """Every item of ``parts`` once, in first-seen order; a dotted params key is left out where a section
+    that holds it is there already (``futuresim.retrieval.k`` under ``futuresim.retrieval``)."""
+    items = tuple(dict.fromkeys(item for part in parts for item in part))
+    return tuple(item for item in items if not any(item.startswith(f"{other}.") for other in items))
 
 
 CHECK_FUTURESIM: Final = _check(
@@ -62,7 +72,6 @@ CHECK_OPENFORESIGHT: Final = _check(
     "openforesight",
     (SPLITS, ARTICLES, p.foresight_retrieval_dir().as_posix(), p.futuresim_chunks_dir().as_posix()),
     ("foresight.split", "futuresim.retrieval"),
-    "The invariant checker: the last stage of each style. It fails `dvc repro` on any leaking row.",
 )
 CHECK_OPENFORECAST: Final = _check(
     "openforecast",
@@ -103,8 +112,28 @@ CHECK_CROSS_STYLE: Final = _check(
     "cross_style",
     (SPLITS, FUTURESIM_QUESTIONS, EVENT_SPLITS, MIRAI_QUERIES, FUTUREX_TIERS),
     ("check.cross_style",),
-    "Cross-style contamination over every style's released rows: the last check, so `dvc repro` stops when "
-    "an evaluation row of one style repeats a training row of another.",
+)
+# The checks in the order the stage runs them (almanac.check.stage.CHECKS): each style's, then cross-style.
+CHECK_STEPS: Final = (
+    CHECK_OPENFORESIGHT,
+    CHECK_FUTURESIM,
+    CHECK_OPENFORECAST,
+    CHECK_MIRAI,
+    CHECK_FUTUREX,
+    series.CHECK,
+    CHECK_CROSS_STYLE,
+)
+CHECK: Final = Stage(
+    name="check",
+    module="stages.check",
+    function="almanac.check.stage:run",
+    reads=_union(*(step.reads for step in CHECK_STEPS)),
+    params=_union(*(step.params for step in CHECK_STEPS)),
+    writes=tuple(path for step in CHECK_STEPS for path in step.writes),
+    note="The invariant checker, one stage for every style (one process, not seven): each style's invariants "
+    "over its released rows, then cross-style contamination (an evaluation row of one style repeating a "
+    "training row of another). It fails `dvc repro` on any leaking row; reports/check/<style>.json per "
+    "style.",
 )
 
 
@@ -163,14 +192,4 @@ OPENFORECAST_REPORT: Final = _report(
     # the card says which backend wrote timelines and tasks
     ("llm.roles.classifier", "llm.roles.annotator", "event_tasks.shortcut_audit"),
 )
-STAGES: Final = (
-    CHECK_OPENFORESIGHT,
-    CHECK_FUTURESIM,
-    CHECK_OPENFORECAST,
-    CHECK_MIRAI,
-    CHECK_FUTUREX,
-    CHECK_CROSS_STYLE,
-    OPENFORESIGHT_REPORT,
-    OPENFORECAST_REPORT,
-    MIRAI_REPORT,
-)
+STAGES: Final = (CHECK, OPENFORESIGHT_REPORT, OPENFORECAST_REPORT, MIRAI_REPORT, series.REPORT)

@@ -38,8 +38,14 @@ class Step:
 
     @property
     def stage(self) -> str:
-        """The dvc.yaml stage name."""
+        """The step's name: its dvc.yaml stage, or for a step run inside another stage (``Stage.runs_in``:
+        the OpenForesight steps, the checks) the name of its outputs, metrics and timings."""
         return self.declared.name
+
+    @property
+    def dvc_stage(self) -> str:
+        """The dvc.yaml stage that runs the step."""
+        return self.declared.runs_in or self.declared.name
 
     @property
     def per_month(self) -> bool:
@@ -82,8 +88,14 @@ class Recipe:
     def uses(self) -> tuple[str, ...]:
         return tuple(stage.name for stage in self.used)
 
+    @property
+    def dvc_stages(self) -> tuple[str, ...]:
+        """The dvc.yaml stages that run the steps, in order, each once (several steps may run in one)."""
+        return tuple(dict.fromkeys(step.dvc_stage for step in self.steps))
+
     def declarations(self) -> tuple[Stage, ...]:
-        """The style's own stages in order: its steps, then its reports."""
+        """The style's own steps in order, then its reports (a step run inside another stage: its own
+        declaration; ``almanac.pipeline.dag.dvc_stage`` gives the stage that runs it)."""
         return (*(step.declared for step in self.steps), *self.report_stages)
 
     def after(self, stage: str) -> tuple[str, ...]:

@@ -55,12 +55,7 @@ CARD_TEXTS: dict[str, CardText] = {
         params_sections=("months", "ccnews_ingest.filters", "dedup", "foresight", "futuresim"),
         stages=(
             *_NEWS_STAGES,
-            "foresight_qgen",
-            "foresight_validate",
-            "foresight_select",
-            "foresight_leakage",
-            "foresight_answer_type",
-            "foresight_dates",
+            "foresight_month",  # the six question steps of a month (qgen .. dates)
             "foresight_question_dedup",
             "foresight_split",
         ),

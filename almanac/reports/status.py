@@ -23,20 +23,27 @@ from almanac.futuresim.recipe import RECIPE as FUTURESIM
 from almanac.futurex.recipe import RECIPE as FUTUREX
 from almanac.mirai.steps import RECIPE as MIRAI
 from almanac.pipeline.corpus import CCNEWS_INGEST, DEDUP
+from almanac.pipeline.dag import dvc_stage
 from almanac.pipeline.declare import Stage
 from almanac.reports.styles import SPLIT_ORDER, STYLES, DatasetStyle, read_parquet_file, split_files
 from almanac.series.recipe import RECIPE as SERIES
 
+
 # Each style's stages, from its recipe (the declarations in order): the corpus stages, its steps, its reports.
+# A step run inside another stage (the OpenForesight steps, the checks) counts as the stage running it, once.
+def _dvc_stages(declared: tuple[Stage, ...]) -> tuple[Stage, ...]:
+    return tuple({stage.name: stage for stage in map(dvc_stage, declared)}.values())
+
+
 STYLE_STAGES: dict[str, tuple[Stage, ...]] = {
-    recipe.style: (CCNEWS_INGEST, DEDUP, *recipe.declarations())
+    recipe.style: _dvc_stages((CCNEWS_INGEST, DEDUP, *recipe.declarations()))
     for recipe in (OPENFORESIGHT, OPENFORECAST, MIRAI, FUTURESIM, FUTUREX)
 }
 # Styles reported once over the whole build (no per-month report stage): the report stage's metrics file.
 WHOLE_BUILD_REPORTS: dict[str, tuple[str, ...]] = {
     recipe.style: tuple(stage.name for stage in recipe.report_stages) for recipe in (FUTURESIM, FUTUREX)
 }
-STYLE_STAGES["series"] = SERIES.declarations()  # its own series files, no news corpus
+STYLE_STAGES["series"] = _dvc_stages(SERIES.declarations())  # its own series files, no news corpus
 
 
 @dataclass(frozen=True)

