@@ -1,10 +1,10 @@
-"""``make repro``'s launcher (almanac.core.repro): its summary line and its params.yaml memo."""
+"""``make repro``'s launcher (almanac.core.repro): its summary line, its YAML memo and its direct params lookup."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from almanac.core.repro import ReproTally, memoised_parser
+from almanac.core.repro import ReproTally, lookup, memoised_parser
 
 
 def test_summary_of_a_no_op_is_one_line_with_the_stage_count() -> None:
@@ -38,3 +38,17 @@ def test_memo_parses_each_text_once_and_hands_out_copies() -> None:
     # Only the latest text per file is kept: going back to "7" parses it again.
     parse_once("7", "params.yaml")
     assert calls == ["7", "8", "8", "7"]
+
+
+def test_direct_param_lookup_gives_what_dpath_gives() -> None:
+    import dpath
+    import pytest
+
+    config = {"a": {"b": {"c": 1}, "list": [{"x": 2}], "none": None}, "top": [1, 2]}
+    for key in ("a", "a.b", "a.b.c", "a.list", "a.list.0.x", "a.none", "top", "top.1"):
+        assert lookup(config, key) == dpath.get(config, key, separator="."), key
+    for missing in ("b", "a.c", "a.b.c.d", "top.2", "a.list.x", "a.none.z"):
+        with pytest.raises(KeyError):
+            dpath.get(config, missing, separator=".")
+        with pytest.raises(KeyError):
+            lookup(config, missing)
