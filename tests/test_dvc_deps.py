@@ -161,6 +161,15 @@ def test_the_params_copy_is_params_yaml_as_sorted_json_rewritten_only_on_change(
     assert json.loads((tmp_path / PARAMS_COPY).read_text()) == {"a": 2}
 
 
+def test_the_committed_params_copy_is_params_yaml() -> None:
+    """Tracked in git (`dvc params diff` reads it at any revision): stale after a params.yaml edit until
+    `almanac dag` or `make repro` (code_hashes) rewrites it."""
+    committed = (ROOT / PARAMS_COPY).read_text(encoding="utf-8")
+    assert committed == params_json((ROOT / "params.yaml").read_text(encoding="utf-8")), (
+        f"{PARAMS_COPY} is stale: run `almanac dag` (or make repro) and commit it"
+    )
+
+
 def test_every_stage_names_the_params_copy_and_keys_that_exist() -> None:
     rendered = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
     copy = json.loads(params_json((ROOT / "params.yaml").read_text(encoding="utf-8")))

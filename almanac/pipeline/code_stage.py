@@ -28,7 +28,8 @@ def fingerprint_path(name: str) -> PurePosixPath:
 def code_stage(stages: Sequence[Stage]) -> Stage:
     """The ``code_hashes`` declaration for ``stages``: one fingerprint output per stage, then the JSON copy
     of params.yaml. Its outputs persist (each is rewritten only when its text changes) and are not cached:
-    they are a few KB, made in a second, and git-ignored (``/data/code/``)."""
+    they are a few KB, made in a second. The fingerprints are git-ignored; params.json is tracked in git, so
+    ``dvc params diff`` reads it at any revision (``almanac dag`` rewrites it too)."""
     writes = (*(Path(fingerprint_path(stage.name)) for stage in stages), Path(PARAMS_COPY))
     return Stage(
         name=CODE_HASHES,
