@@ -218,6 +218,11 @@ def _dag(args: argparse.Namespace) -> int:
         with atomic_path(args.out) as temp:
             temp.write_text(rendered, encoding="utf-8")
     print(f"{args.out}: {'unchanged' if current == rendered else 'rendered'}")
+    if args.out.name == "dvc.yaml" and (args.out.parent / "params.yaml").is_file():
+        from almanac.pipeline.fingerprints import write_params_copy  # what code_hashes also writes
+
+        if write_params_copy(args.out.parent):
+            print("data/code/params.json: rewritten from params.yaml")
     return 0
 
 

@@ -11,9 +11,10 @@ in the same run:
 - ``make repro``'s command, ``python -m almanac.core.repro``: ``dvc repro --quiet`` with params.yaml parsed
   once per process and a one-line summary (issue 26 goal: <= 2 s of CPU and <= 5 lines on a no-op).
 
-A no-op's CPU, profiled on the sample's 80 stages: loading dvc.yaml and the 180 KB dvc.lock (twice)
-~30%, hashing the 1,132 outputs from DVC's state database ~20%, reading params.yaml per stage that declares
-params ~15% (~25% without the memo in almanac.core.repro), the per-stage read-write lock file ~15%. Wall time,
+A no-op's CPU, profiled on the sample's 76 stage instances after issue 26's second pass
+(docs/build_speed.md): importing DVC ~20%, loading dvc.yaml and dvc.lock and building the stages ~35%, the
+status of the outputs and deps from DVC's state database ~25%, the one rwlock a stage and the graph the rest
+(make repro's launcher; plain ``dvc repro`` also pays the nested rwlocks and the params lookups). Wall time,
 CPU (user + sys), lines printed and peak RSS per command (min and median of ``--runs``) are printed and
 written to ``bench/results/noop_repro.json``. The cost grows with the number of stages, not with the
 data, so there is no 10x-data variant: a 10x-month DAG would be the place to look.

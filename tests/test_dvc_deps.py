@@ -2,9 +2,9 @@
 
 The committed file must be what ``almanac dag`` renders (CI catches a declaration or import edit without a
 re-render). A stage's code files (import closure and prompts) are hashed by the first stage, ``code_hashes``,
-into the stage's fingerprint, its one code dep. The dep probes work on those lists: an edited file is a dep
-of ``code_hashes`` (so ``dvc repro`` runs it first) exactly when some stage runs it, and after that run the
-stages DVC marks changed are those whose fingerprint lists the file, one per foreach item. Expected sets are worked out from the code:
+into the stage's fingerprint, its one code dep. ``code_hashes`` deps on the folders holding them (almanac/,
+prompts/, stages/), so any edit there runs it first; after that run the stages DVC marks changed are those
+whose fingerprint lists the file, one per foreach item (an edit to a file no stage runs: none). Expected sets are worked out from the code:
 ``almanac/core/ray_cli.py`` and ``almanac/foresight/release_import.py`` are CLI-only modules no stage imports;
 ``almanac/foresight/dates.py`` is run by the date step only; ``prompts/repair.md`` is sent by the repair round
 of every stage that sends a task (issue 25 names foresight_dates, futuresim_repair, futuresim_answerability);
@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from almanac.pipeline.code_stage import CODE_HASHES, fingerprint_path
+from almanac.pipeline.code_stage import CODE_HASHES, PARAMS_COPY, fingerprint_path
 from almanac.pipeline.dag import STAGES
 from almanac.pipeline.declare import Stage
-from almanac.pipeline.fingerprints import fingerprint, write_fingerprints
+from almanac.pipeline.fingerprints import fingerprint, params_json, write_fingerprints, write_params_copy
 from almanac.pipeline.imports import FACES, PROJECT_PACKAGES, ROOT, closure, imports, parsed
-from almanac.pipeline.render import code_files, deps, render_project
+from almanac.pipeline.render import code_files, code_roots, deps, hashed_files, render_project
 from tests.support.project import dvc, make_project
 
 # params.yaml and the foreach lists that follow from its months (dvc.yaml's vars)
@@ -48,9 +48,10 @@ def expanded() -> dict[str, Stage]:
 
 def changed_by(path: str) -> set[str]:
     """The expanded stages an edit of ``path`` marks changed once ``code_hashes`` has run: those whose
-    fingerprint lists it (or that list it as a dep themselves, which only ``code_hashes`` does)."""
+    fingerprint lists it, and ``code_hashes`` itself when the file is under one of its dep folders."""
     found = {name for name, stage in expanded().items() if path in code_files(stage)}
-    return found | ({CODE_HASHES} if path in deps(STAGES[0]) else set())
+    under = any(Path(path).is_relative_to(dep) for dep in deps(STAGES[0]))
+    return found | ({CODE_HASHES} if under else set())
 
 
 def rerun_by(path: str) -> set[str]:
@@ -67,15 +68,20 @@ def test_the_committed_dvc_yaml_is_the_rendering() -> None:
 def test_a_module_no_stage_imports_changes_no_stage() -> None:
     for path in ("almanac/core/ray_cli.py", "almanac/foresight/release_import.py", "almanac/cli.py"):
         assert (ROOT / path).is_file(), path
-        assert changed_by(path) == set(), path  # not even code_hashes: the file is no dep of any stage
+        # code_hashes reruns (its dep folder changed) and rewrites no fingerprint: nothing else reruns
+        assert changed_by(path) == {CODE_HASHES}, path
+        assert rerun_by(path) == set(), path
 
 
-def test_code_files_are_deps_of_code_hashes_only_each_once() -> None:
+def test_code_files_are_deps_of_code_hashes_only_through_their_folders() -> None:
     first, rest = STAGES[0], STAGES[1:]
     assert first.name == CODE_HASHES
-    hashed = deps(first)
-    assert hashed == sorted(set(hashed))
+    # a handful of deps, not ~400 files: DVC's per-stage lock compares each dep with each other
+    assert deps(first) == ["almanac", "prompts", "stages", "params.yaml"]
+    hashed = hashed_files(STAGES)
     assert set(hashed) == set().union(*(code_files(stage) for stage in STAGES))
+    assert all(Path(path).parts[0] in deps(first) for path in hashed)
+    assert code_roots(["a/b/c.py", "a/d.py", "top.py", "e/f.md"]) == ["a", "e", "top.py"]
     code = tuple(f"{package}/" for package in (*PROJECT_PACKAGES, "prompts"))
     for stage in rest:
         own = deps(stage)
@@ -83,7 +89,7 @@ def test_code_files_are_deps_of_code_hashes_only_each_once() -> None:
         assert not [dep for dep in own if dep.startswith(code)], stage.name
     # the deps the sample's DVC checks: each stage's ~45 code files became one fingerprint
     per_stage = sum(len(code_files(stage)) for stage in rest)
-    assert len(hashed) + len(rest) < per_stage / 4
+    assert len(deps(first)) + len(rest) < per_stage / 20
 
 
 def _fingerprint_project(tmp_path: Path) -> tuple[Path, tuple[Stage, ...]]:
@@ -134,6 +140,51 @@ def test_a_fingerprint_changes_exactly_when_one_of_its_files_does(tmp_path: Path
     assert fingerprint(stages[0], root) == (root / "data/code/a.sha256").read_text()
 
 
+def test_the_params_copy_is_params_yaml_as_sorted_json_rewritten_only_on_change(tmp_path: Path) -> None:
+    assert params_json("b: 1\na: {y: [1, x], x: 0.5}\n") == (
+        '{\n "a": {\n  "x": 0.5,\n  "y": [\n   1,\n   "x"\n  ]\n },\n "b": 1\n}\n'
+    )
+    # order and comments are not values: the same text
+    assert params_json("# a note\na: {x: 0.5, y: [1, x]}\nb: 1\n") == params_json(
+        "b: 1\na: {y: [1, x], x: 0.5}"
+    )
+    with pytest.raises(ValueError, match="2025-03-01"):
+        params_json("cutoff: 2025-03-01\n")  # a YAML date has no JSON form: refused, not stringified
+    (tmp_path / "params.yaml").write_text("a: 1\n")
+    assert write_params_copy(tmp_path)
+    stamp = (tmp_path / PARAMS_COPY).stat().st_mtime_ns
+    (tmp_path / "params.yaml").write_text("# a comment only\na: 1\n")
+    assert not write_params_copy(tmp_path)
+    assert (tmp_path / PARAMS_COPY).stat().st_mtime_ns == stamp
+    (tmp_path / "params.yaml").write_text("a: 2\n")
+    assert write_params_copy(tmp_path)
+    assert json.loads((tmp_path / PARAMS_COPY).read_text()) == {"a": 2}
+
+
+def test_the_committed_params_copy_is_params_yaml() -> None:
+    """Tracked in git (`dvc params diff` reads it at any revision): stale after a params.yaml edit until
+    `almanac dag` or `make repro` (code_hashes) rewrites it."""
+    committed = (ROOT / PARAMS_COPY).read_text(encoding="utf-8")
+    assert committed == params_json((ROOT / "params.yaml").read_text(encoding="utf-8")), (
+        f"{PARAMS_COPY} is stale: run `almanac dag` (or make repro) and commit it"
+    )
+
+
+def test_every_stage_names_the_params_copy_and_keys_that_exist() -> None:
+    rendered = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    copy = json.loads(params_json((ROOT / "params.yaml").read_text(encoding="utf-8")))
+    for stage in STAGES[1:]:
+        body = rendered[stage.name].get("do", rendered[stage.name])
+        if not stage.params:
+            assert "params" not in body, stage.name
+            continue
+        assert body["params"] == [{PARAMS_COPY.as_posix(): list(stage.params)}], stage.name
+        for key in stage.params:  # a key DVC would not find is a dep on nothing
+            value = copy
+            for part in key.split("."):
+                value = value[part]
+
+
 def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     months = PARAMS["months"]
     assert rerun_by("almanac/foresight/dates.py") == {f"foresight_month@{month}" for month in months}
@@ -164,7 +215,7 @@ def test_every_sender_of_a_prompt_lists_it() -> None:
     cli_only = {"futurex_answer_judge.md", "futuresim_forecast.md"}
     for prompt in sorted((ROOT / "prompts").glob("*.md")):
         senders = rerun_by(f"prompts/{prompt.name}")
-        assert bool(senders) == (CODE_HASHES in changed_by(f"prompts/{prompt.name}")), prompt.name
+        assert CODE_HASHES in changed_by(f"prompts/{prompt.name}"), prompt.name  # prompts/ is its dep
         assert bool(senders) != (prompt.name in cli_only), prompt.name
 
 
@@ -182,8 +233,8 @@ def test_every_declared_task_is_registered_by_the_stages_own_code() -> None:
         assert set(stage.tasks) <= defined, (stage.name, set(stage.tasks) - defined)
 
 
-def test_no_package_folder_is_a_dep() -> None:
-    for stage in STAGES:
+def test_no_package_folder_is_a_dep_but_of_code_hashes() -> None:
+    for stage in STAGES[1:]:
         for dep in deps(stage):
             if dep.startswith(tuple(f"{package}/" for package in PROJECT_PACKAGES)):
                 assert (ROOT / dep).is_file(), f"{stage.name}: {dep} is not a file"
@@ -249,9 +300,9 @@ def test_the_static_closure_holds_every_module_the_stage_loads(module: str) -> N
 @pytest.mark.slow
 def test_dvc_status_marks_exactly_the_importers_changed(tmp_path: Path) -> None:
     """One real probe: wiki_ingest built (code_hashes runs first, as its upstream). An edit to a module no
-    stage runs changes nothing; an edit to a prompt wiki_ingest does not send reruns code_hashes only (its
-    fingerprint is the same); an edit to one it runs only through other modules (core/ids.py) marks
-    code_hashes changed, and once it ran, wiki_ingest through its fingerprint."""
+    stage runs, or to a prompt wiki_ingest does not send, reruns code_hashes only (wiki_ingest's fingerprint
+    is the same); an edit to one it runs only through other modules (core/ids.py) marks code_hashes changed,
+    and once it ran, wiki_ingest through its fingerprint."""
     assert "almanac/core/ray_cli.py" not in closure("stages.wiki_ingest")
     assert "almanac/core/ids.py" in closure("stages.wiki_ingest")
     project = make_project(tmp_path / "project", ray__executor="serial")
@@ -262,18 +313,15 @@ def test_dvc_status_marks_exactly_the_importers_changed(tmp_path: Path) -> None:
         with (project / path).open("a", encoding="utf-8") as handle:
             handle.write("\n# an edit\n")
 
-    edit("almanac/core/ray_cli.py")  # --with-deps: wiki_ingest and its upstream code_hashes
-    assert (
-        "Data and pipelines are up to date" in dvc(["status", "--with-deps", "wiki_ingest"], project).stdout
-    )
-    edit("prompts/repair.md")
-    assert "modified:           prompts/repair.md" in dvc(["status", CODE_HASHES], project).stdout
-    ran = dvc(["repro", "wiki_ingest"], project).stdout
-    assert "Running stage 'code_hashes'" in ran and "Running stage 'wiki_ingest'" not in ran, ran
+    for path, folder in (("almanac/core/ray_cli.py", "almanac"), ("prompts/repair.md", "prompts")):
+        edit(path)
+        assert f"modified:           {folder}" in dvc(["status", CODE_HASHES], project).stdout
+        ran = dvc(["repro", "wiki_ingest"], project).stdout
+        assert "Running stage 'code_hashes'" in ran and "Running stage 'wiki_ingest'" not in ran, ran
     edit("almanac/core/ids.py")
     assert "Data and pipelines are up to date" in dvc(["status", "wiki_ingest"], project).stdout  # not yet
     status = dvc(["status", "--with-deps", "wiki_ingest"], project).stdout
-    assert "code_hashes:" in status and "modified:           almanac/core/ids.py" in status, status
+    assert "code_hashes:" in status and "modified:           almanac" in status, status
     dvc(["repro", CODE_HASHES], project)
     status = dvc(["status", "wiki_ingest"], project).stdout
     assert "wiki_ingest:" in status and "modified:           data/code/wiki_ingest.sha256" in status, status

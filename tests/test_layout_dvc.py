@@ -120,7 +120,8 @@ def test_one_report_stage_per_style_writes_the_style_folder() -> None:
         assert "foreach" not in stage, style
         assert "--month" not in stage["cmd"], style
         assert stage["outs"] == [{f"reports/{style}": {"cache": False}}], style
-        assert "months" in stage["params"], style  # a month added to params reruns the reports
+        # a month added to params reruns the reports (params name params.yaml's JSON copy, data/code/params.json)
+        assert "months" in stage["params"][0]["data/code/params.json"], style
     for path in (*DVC_METRICS, *DVC_PLOTS):
         assert path.parts[0] == "reports" and path.parts[2] == "all", path
 

@@ -62,22 +62,13 @@ def test_a_stage_renders_its_fingerprint_reads_params_and_outs(tmp_path: Path) -
     assert list(dvc["stages"]) == ["code_hashes", "make", "use"]
     assert dvc["stages"]["code_hashes"] == {
         "cmd": "sh stages/python -m stages.run code_hashes almanac.pipeline.fingerprints:main",
-        # every stage's code files once: the lazy import inside make's main() counts; the faces, json and
-        # the unused module do not
-        "deps": [
-            "almanac/pipeline/__init__.py",
-            "almanac/pipeline/fingerprints.py",
-            "almanac/tool/__init__.py",
-            "almanac/tool/helper.py",
-            "prompts/ask.md",
-            "prompts/repair.md",
-            "stages/make.py",
-            "stages/run.py",
-            "stages/use.py",
-        ],
+        # the folders holding every stage's code files (almanac/tool/helper.py, prompts/ask.md, stages/*.py),
+        # then params.yaml, which it copies to data/code/params.json
+        "deps": ["almanac", "prompts", "stages", "params.yaml"],
         "outs": [
             {"data/code/make.sha256": {"cache": False, "persist": True}},
             {"data/code/use.sha256": {"cache": False, "persist": True}},
+            {"data/code/params.json": {"cache": False, "persist": True}},
         ],
     }
     assert dvc["stages"]["make"] == {
@@ -85,7 +76,7 @@ def test_a_stage_renders_its_fingerprint_reads_params_and_outs(tmp_path: Path) -
         "do": {
             "cmd": "sh stages/python -m stages.make --month ${item}",
             "deps": ["data/code/make.sha256", "${make.raw_dir}/${item}"],
-            "params": ["make"],
+            "params": [{"data/code/params.json": ["make"]}],  # params.yaml's copy: JSON, one parse
             "outs": ["data/made/${item}.parquet", "reports/metrics/make/${item}.json"],
         },
     }

@@ -14,6 +14,10 @@ from almanac.pipeline.declare import Stage
 
 CODE_HASHES: Final = "code_hashes"  # the stage that fingerprints every other stage's code files
 CODE_DIR: Final = PurePosixPath("data/code")
+PARAMS_FILE: Final = PurePosixPath("params.yaml")
+# params.yaml as sorted JSON, written by code_hashes: the file every stage's `params:` names. DVC re-reads
+# a params file per stage that declares params: json.load of this copy, not a YAML parse of params.yaml.
+PARAMS_COPY: Final = CODE_DIR / "params.json"
 
 
 def fingerprint_path(name: str) -> PurePosixPath:
@@ -22,10 +26,11 @@ def fingerprint_path(name: str) -> PurePosixPath:
 
 
 def code_stage(stages: Sequence[Stage]) -> Stage:
-    """The ``code_hashes`` declaration for ``stages``: one fingerprint output per stage. Its outputs persist
-    (a fingerprint is rewritten only when its text changes) and are not cached: they are a few KB, made
-    from the code in a second, and git-ignored (``/data/code/``)."""
-    writes = tuple(Path(fingerprint_path(stage.name)) for stage in stages)
+    """The ``code_hashes`` declaration for ``stages``: one fingerprint output per stage, then the JSON copy
+    of params.yaml. Its outputs persist (each is rewritten only when its text changes) and are not cached:
+    they are a few KB, made in a second. The fingerprints are git-ignored; params.json is tracked in git, so
+    ``dvc params diff`` reads it at any revision (``almanac dag`` rewrites it too)."""
+    writes = (*(Path(fingerprint_path(stage.name)) for stage in stages), Path(PARAMS_COPY))
     return Stage(
         name=CODE_HASHES,
         function="almanac.pipeline.fingerprints:main",
@@ -33,6 +38,8 @@ def code_stage(stages: Sequence[Stage]) -> Stage:
         persist=writes,
         note=(
             "Every stage's code files (its import closure and prompts), hashed into one fingerprint per "
-            "stage: the other stages dep on their fingerprint instead of listing ~45 files each."
+            "stage: the other stages dep on their fingerprint instead of listing ~45 files each. Its deps "
+            "are the folders holding those files (a few entries, not ~400) and params.yaml, which it "
+            "copies to data/code/params.json, the params file the other stages name."
         ),
     )

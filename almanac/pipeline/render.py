@@ -4,13 +4,17 @@ A stage's code is its *code files*: the exact files of its module's import closu
 package folders, so an edit reruns only the stages that run the edited file), the prompt of every LLM task it
 may send and ``prompts/repair.md`` (the repair round of ``almanac.llm.tasks.run_task``, sent for any reply
 that does not parse). DVC does not list them per stage (~45 a stage, 93% of all deps: a no-op repro paid for
-each): the first stage, ``code_hashes`` (:func:`code_stage`), deps on every code file of some stage, each
-listed once, and writes one fingerprint per stage, ``data/code/<stage>.sha256`` (the sha256 of each of the
-stage's code files, ``almanac.pipeline.fingerprints``). A stage's deps are its fingerprint, then the data it
-reads; so an edit changes exactly the fingerprints of the stages whose closure holds the edited file, and
-only those rerun. Params, outs and the top-level metrics and plots come from the declarations. Rendering is
-pure: the same declarations and code give the same bytes, and the committed ``dvc.yaml`` is tested to be
-what rendering gives.
+each): the first stage, ``code_hashes`` (:func:`code_stage`), deps on the folders holding every code file
+of some stage (``code_roots``: almanac/, prompts/, stages/; .dvcignore leaves bytecode out) and writes one
+fingerprint per stage, ``data/code/<stage>.sha256`` (the sha256 of each of the stage's code files,
+``almanac.pipeline.fingerprints``). A stage's deps are its fingerprint, then the data it reads; so an edit
+changes exactly the fingerprints of the stages whose closure holds the edited file, and only those rerun (an
+edit to a file no stage runs reruns ``code_hashes`` alone, which rewrites nothing). Folders, not the ~400
+files: DVC's per-stage lock compares every dep with every other (quadratic), and dvc.lock listed each file.
+``code_hashes`` also deps on params.yaml and copies it to ``data/code/params.json``, the params file every
+stage's ``params:`` names (DVC loads it once per stage: JSON, not YAML). Outs and the top-level metrics and
+plots come from the declarations. Rendering is pure: the same declarations and code give the same bytes,
+and the committed ``dvc.yaml`` is tested to be what rendering gives.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 
 from almanac.core.month_lists import derived_lists, vars_lines
-from almanac.pipeline.code_stage import CODE_HASHES, code_stage, fingerprint_path
+from almanac.pipeline.code_stage import CODE_HASHES, PARAMS_COPY, PARAMS_FILE, code_stage, fingerprint_path
 from almanac.pipeline.declare import ITEM, Stage
 from almanac.pipeline.imports import ROOT, closure
 
@@ -34,9 +38,10 @@ HEADER: Final = """\
 #
 # Deps: a stage's code is the exact project files its module imports (walked statically; no package folders),
 # the prompt of every LLM task it may send plus prompts/repair.md (the repair round). The first stage,
-# code_hashes, deps on each such file once and writes one fingerprint per stage, data/code/<stage>.sha256
+# code_hashes, deps on the folders holding them and writes one fingerprint per stage, data/code/<stage>.sha256
 # (the sha256 of each of that stage's code files); a stage deps on its fingerprint and the upstream outputs
-# it reads, so an edit reruns exactly the stages that run the edited file (docs/build_speed.md).
+# it reads, so an edit reruns exactly the stages that run the edited file (docs/build_speed.md). Params: a
+# stage's params name data/code/params.json, params.yaml as JSON, which code_hashes writes from params.yaml.
 #
 # `months` (params.yaml) is the one list a user edits; the other foreach lists follow from it and are
 # rendered into `vars` below (docs/months.md): re-render (`almanac dag`, `almanac month add/remove`) after
@@ -61,11 +66,17 @@ def hashed_files(stages: Sequence[Stage], root: Path = ROOT) -> list[str]:
     return sorted(frozenset().union(*(code_files(stage, root) for stage in stages)))
 
 
+def code_roots(files: Iterable[str]) -> list[str]:
+    """The top-level folders holding ``files`` (a file at the top is its own root), sorted, each once."""
+    return sorted({PurePosixPath(path).parts[0] for path in files})
+
+
 def deps(stage: Stage, root: Path = ROOT, stages: Sequence[Stage] | None = None) -> list[str]:
     """Every dep of ``stage`` in rendering order (``${item}`` left for DVC to fill); ``stages``: the whole
-    DAG (default: this project's), whose code files are the deps of ``code_hashes``."""
+    DAG (default: this project's), whose code files' folders and params.yaml are the deps of
+    ``code_hashes``."""
     if stage.name == CODE_HASHES:
-        return hashed_files(_dag() if stages is None else stages, root)
+        return [*code_roots(hashed_files(_dag() if stages is None else stages, root)), PARAMS_FILE.as_posix()]
     return [fingerprint_path(stage.name).as_posix(), *stage.reads]
 
 
@@ -161,7 +172,9 @@ def render_stage(stage: Stage, root: Path = ROOT, stages: Sequence[Stage] | None
         indent = "      "
     lines.append(f"{indent}cmd: {stage.cmd}")
     lines += _list("deps", deps(stage, root, stages), indent)
-    lines += _list("params", stage.params, indent)
+    if stage.params:  # DVC's form for a params file other than params.yaml: `- file: [keys]`
+        lines += [f"{indent}params:", f"{indent}  - {PARAMS_COPY.as_posix()}:"]
+        lines += [f"{indent}      - {key}" for key in stage.params]
     return lines + _outs(stage, indent)
 
 
