@@ -18,10 +18,12 @@ nothing; so it does when more than that share of the answers fail alike for one 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from almanac.core.progress import Bar, progress
 from almanac.core.rejects import StageLedger
@@ -47,6 +49,8 @@ from almanac.llm.transport import (
     settle_refusals,
 )
 
+T = TypeVar("T")
+
 
 def run_requests(
     role: RoleConfig,
@@ -56,7 +60,18 @@ def run_requests(
     share_of: int = 0,
 ) -> list[LLMResult]:
     """Synchronous wrapper of :func:`arun_requests` for stage code (runs its own event loop)."""
-    return asyncio.run(arun_requests(role, requests, cache, ledger, share_of))
+    return run_in_loop(arun_requests(role, requests, cache, ledger, share_of))
+
+
+def run_in_loop(main: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(main)``, on uvloop's event loop when it is installed (``pip install uvloop``, the
+    ``fast`` extra): a tenth less client CPU per call at 64 in flight (docs/llm-client-cpu.md)."""
+    try:
+        uvloop = importlib.import_module("uvloop")
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
 
 
 async def arun_requests(

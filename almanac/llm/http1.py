@@ -21,6 +21,7 @@ import asyncio
 import ssl
 import zlib
 from collections.abc import Mapping
+from typing import cast
 from urllib.parse import urlsplit
 
 
@@ -52,8 +53,8 @@ class _Connection(asyncio.Protocol):
         self.head: tuple[str, int, dict[str, str]] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A stream transport (uvloop's is not a subclass of asyncio.Transport, hence no isinstance check).
+        self.transport = cast("asyncio.Transport", transport)
         self.open = True
 
     def expect(self, waiter: asyncio.Future[tuple[Reply, bool]]) -> None:

@@ -56,6 +56,8 @@ def test_answers_read_in_one_loop_turn_share_one_commit(tmp_path: Path) -> None:
             for _ in range(turns):
                 await asyncio.sleep(0)
             await writer.add(row(index))
+            # No worker asks again before its answer is committed: a kill -9 cannot lose both.
+            assert f"k{index}" in cache.get_many([f"k{index}"])
 
         async def main() -> None:
             # Five answers arrive in the same turn, then two more a few turns later: two commits.
@@ -75,6 +77,19 @@ def test_offline_answers_commit_per_full_batch_and_at_the_end(tmp_path: Path) ->
         assert commits == [3, 3]  # the seventh waits for the end of the run
         writer.flush()
         assert commits == [3, 3, 1] and len(cache) == 7
+
+
+def test_a_failed_live_commit_stops_every_worker_of_its_turn(tmp_path: Path) -> None:
+    with LLMCache(tmp_path / "cache.sqlite") as cache:
+        counted_commits(cache, fail_first=1)
+        writer = AnswerWriter(cache)
+
+        async def main() -> list[object]:
+            return await asyncio.gather(*(writer.add(row(i)) for i in range(3)), return_exceptions=True)
+
+        outcomes = asyncio.run(main())
+        assert [type(outcome).__name__ for outcome in outcomes] == ["OperationalError"] * 3
+        assert len(writer.pending) == 3 and len(cache) == 0  # kept for the run's last flush
 
 
 def test_a_failed_commit_raises_and_keeps_its_rows_for_the_last_flush(tmp_path: Path) -> None:
