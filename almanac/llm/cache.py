@@ -2,8 +2,9 @@
 
 Why SQLite: many Ray worker processes write to one file at once; WAL mode lets readers proceed while
 one writer commits, and a busy timeout queues concurrent writers instead of failing. Each finished
-call is committed on its own, so a ``kill -9`` loses only the calls that were still in flight; a
-rerun finds every committed answer and makes no request for it.
+call is committed at once (with the others read in the same event-loop turn, :mod:`almanac.llm.answers`),
+so a ``kill -9`` loses only the calls that were still in flight; a rerun finds every committed answer and
+makes no request for it.
 
 The key is the SHA-256 of canonical JSON over everything that determines the answer: backend, server,
 model, rendered messages, sampling parameters and the prompt's version and content hash. The API key

@@ -10,7 +10,6 @@ for answers that do not parse, and returns one :class:`TaskResult` per item. A r
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from almanac.core.rejects import StageLedger
 from almanac.core.step import Drop
 from almanac.llm.accounting import add_metric
 from almanac.llm.cache import LLMCache
-from almanac.llm.client import arun_requests
+from almanac.llm.client import arun_requests, run_in_loop
 from almanac.llm.config import RoleConfig
 from almanac.llm.parsing import ParseError, clean, json_as_tags
 from almanac.llm.prompts import load_prompt
@@ -86,7 +85,7 @@ def run_task(
     ledger: StageLedger | None = None,
     prompts_dir: str | Path = "prompts",
 ) -> list[TaskResult[Any]]:
-    return asyncio.run(arun_task(role, task, items, cache, ledger, prompts_dir))
+    return run_in_loop(arun_task(role, task, items, cache, ledger, prompts_dir))
 
 
 async def arun_task(

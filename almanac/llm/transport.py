@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from almanac.core.lazy import lazy_module
 from almanac.core.stage import StageError
 from almanac.llm.config import RoleConfig
+from almanac.llm.http1 import ChatConnectionError
 from almanac.llm.http_chat import ChatPoster, HTTPStatusFailure, tls_context
 from almanac.llm.limits import RateLimiter, backoff_delay, estimate_tokens, parse_retry_after
 from almanac.llm.prompts import Message
@@ -43,9 +44,11 @@ from almanac.llm.secrets import redact
 if TYPE_CHECKING:
     import aiohttp
     import openai
+    import orjson
 else:
     aiohttp = lazy_module("aiohttp")
     openai = lazy_module("openai")
+    orjson = lazy_module("orjson")
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +159,7 @@ async def call_chat(
             reason = "llm_retries_exhausted"
             cause = "HTTP 429 rate limited" if status == 429 else f"HTTP {status} server error"
             retry_after = parse_retry_after(error.headers)
-        except (aiohttp.ClientError, TimeoutError) as error:
+        except (aiohttp.ClientError, ChatConnectionError, TimeoutError) as error:
             reason = "llm_retries_exhausted"
             cause = transport_cause(error, role.timeout_s)
             detail = redact(f"{cause}: {_innermost(error)}", secrets)
@@ -262,9 +265,12 @@ def _read_response(
     """The completion as an outcome (an answer or a content failure), or ``(reason, cause, detail)`` of
     a server failure when the body is not a completion (worth another attempt, never cached)."""
     try:
-        data = json.loads(raw)
-    except ValueError:
-        return NON_JSON, "replies are not JSON", redact(f"reply is not JSON: {raw[:200]!r}", secrets)
+        data = orjson.loads(raw)  # a tenth of json.loads's CPU
+    except ValueError:  # orjson.JSONDecodeError; json also reads NaN, lone surrogate escapes, huge integers
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return NON_JSON, "replies are not JSON", redact(f"reply is not JSON: {raw[:200]!r}", secrets)
     if isinstance(data, dict) and data.get("error") and not data.get("choices"):
         said = redact(_error_text(data["error"]), secrets)
         what = "HTTP 200 with an error body"

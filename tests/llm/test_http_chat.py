@@ -1,14 +1,17 @@
-"""The lean chat POST: status failures read as the SDK read them, answers committed per loop turn."""
+"""The lean chat POST: status failures read as the SDK read them, answers committed in short batches."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
+from almanac.llm.answers import AnswerWriter
 from almanac.llm.cache import CachedResponse, LLMCache
-from almanac.llm.client import _AnswerWriter
 from almanac.llm.http_chat import HTTPStatusFailure
 
 
@@ -23,22 +26,38 @@ def test_a_status_failure_carries_status_message_code_and_headers() -> None:
     assert (bare.message, bare.code) == ("Error code: 502", None)
 
 
+def counted_commits(cache: LLMCache, fail_first: int = 0) -> list[int]:
+    """Rows per successful put_many call; the first ``fail_first`` calls raise as a locked database."""
+    commits: list[int] = []
+    original = cache.put_many
+    calls = [0]
+
+    def counting(rows: Sequence[tuple[str, str, str, str, CachedResponse]]) -> None:
+        calls[0] += 1
+        if calls[0] <= fail_first:
+            raise sqlite3.OperationalError("database is locked")
+        commits.append(len(rows))
+        original(rows)
+
+    cache.put_many = counting  # type: ignore[method-assign]
+    return commits
+
+
+def row(index: int) -> tuple[str, str, str, str, CachedResponse]:
+    return (f"k{index}", "e", "t", "1", CachedResponse(f"a{index}", 1, 1))
+
+
 def test_answers_read_in_one_loop_turn_share_one_commit(tmp_path: Path) -> None:
     with LLMCache(tmp_path / "cache.sqlite") as cache:
-        commits: list[int] = []
-        original = cache.put_many
-
-        def counting(rows: Sequence[tuple[str, str, str, str, CachedResponse]]) -> None:
-            commits.append(len(rows))
-            original(rows)
-
-        cache.put_many = counting  # type: ignore[method-assign]
-        writer = _AnswerWriter(cache)
+        commits = counted_commits(cache)
+        writer = AnswerWriter(cache)
 
         async def answer(index: int, turns: int) -> None:
             for _ in range(turns):
                 await asyncio.sleep(0)
-            await writer.add((f"k{index}", "e", "t", "1", CachedResponse(f"a{index}", 1, 1)))
+            await writer.add(row(index))
+            # No worker asks again before its answer is committed: a kill -9 cannot lose both.
+            assert f"k{index}" in cache.get_many([f"k{index}"])
 
         async def main() -> None:
             # Five answers arrive in the same turn, then two more a few turns later: two commits.
@@ -47,3 +66,38 @@ def test_answers_read_in_one_loop_turn_share_one_commit(tmp_path: Path) -> None:
         asyncio.run(main())
         assert commits == [5, 2]
         assert sorted(cache.get_many([f"k{i}" for i in range(7)])) == [f"k{i}" for i in range(7)]
+
+
+def test_offline_answers_commit_per_full_batch_and_at_the_end(tmp_path: Path) -> None:
+    with LLMCache(tmp_path / "cache.sqlite") as cache:
+        commits = counted_commits(cache)
+        writer = AnswerWriter(cache, max_rows=3)
+        for index in range(7):
+            writer.add_batched(row(index))
+        assert commits == [3, 3]  # the seventh waits for the end of the run
+        writer.flush()
+        assert commits == [3, 3, 1] and len(cache) == 7
+
+
+def test_a_failed_live_commit_stops_every_worker_of_its_turn(tmp_path: Path) -> None:
+    with LLMCache(tmp_path / "cache.sqlite") as cache:
+        counted_commits(cache, fail_first=1)
+        writer = AnswerWriter(cache)
+
+        async def main() -> list[object]:
+            return await asyncio.gather(*(writer.add(row(i)) for i in range(3)), return_exceptions=True)
+
+        outcomes = asyncio.run(main())
+        assert [type(outcome).__name__ for outcome in outcomes] == ["OperationalError"] * 3
+        assert len(writer.pending) == 3 and len(cache) == 0  # kept for the run's last flush
+
+
+def test_a_failed_commit_raises_and_keeps_its_rows_for_the_last_flush(tmp_path: Path) -> None:
+    with LLMCache(tmp_path / "cache.sqlite") as cache:
+        commits = counted_commits(cache, fail_first=1)
+        writer = AnswerWriter(cache, max_rows=2)
+        writer.add_batched(row(0))
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            writer.add_batched(row(1))
+        writer.flush()  # what the run does on its way out: the failed batch is tried again
+        assert commits == [2] and sorted(cache.get_many(["k0", "k1"])) == ["k0", "k1"]
