@@ -37,7 +37,14 @@ class MalformedReplyError(ChatConnectionError):
     """The bytes the server sent are not an HTTP/1.x reply."""
 
 
+class ReplyTooLargeError(ChatConnectionError):
+    """The reply (as sent, or once decompressed) is over MAX_REPLY_BYTES."""
+
+
 MAX_SWEEP_S = 1.0
+# A chat reply is a few kB to a few MB of JSON; a server sending more is broken or hostile, and the bytes
+# are held in memory until the reply is complete, so they are capped (also after decompression).
+MAX_REPLY_BYTES = 64 * 1024 * 1024
 SWEEP_SHARE = 0.25
 Reply = tuple[int, dict[str, str], bytes]  # status, headers (names lowercased), body (decoded if compressed)
 
@@ -65,6 +72,8 @@ class _Connection(asyncio.Protocol):
         self.buffer += data
         if self.waiter is None:  # bytes nobody asked for: this connection cannot be trusted again
             self.close()
+        elif len(self.buffer) > MAX_REPLY_BYTES:
+            self._fail(ReplyTooLargeError(f"a reply over {MAX_REPLY_BYTES} bytes"))
         else:
             self._settle(eof=False)
 
@@ -93,6 +102,12 @@ class _Connection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort() if abort else self.transport.close()
 
+    def _fail(self, error: ChatConnectionError) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_exception(error)
+        self.waiter = None
+        self.close(abort=True)
+
     def _settle(self, eof: bool) -> None:
         waiter = self.waiter
         if waiter is None or waiter.done():
@@ -100,9 +115,7 @@ class _Connection(asyncio.Protocol):
         try:
             done = self._reply(eof)
         except ChatConnectionError as error:
-            waiter.set_exception(error)
-            self.waiter = None
-            self.close(abort=True)
+            self._fail(error)
             return
         if done is not None:
             self.waiter = None
@@ -201,15 +214,24 @@ def _decoded(body: bytes, encoding: str) -> bytes:
         return body
     try:
         if encoding == "gzip":
-            return zlib.decompress(body, 16 + zlib.MAX_WBITS)
+            return _inflate(body, 16 + zlib.MAX_WBITS)
         if encoding == "deflate":
             try:
-                return zlib.decompress(body)
+                return _inflate(body, zlib.MAX_WBITS)
             except zlib.error:
-                return zlib.decompress(body, -zlib.MAX_WBITS)
+                return _inflate(body, -zlib.MAX_WBITS)
     except zlib.error as error:
         raise MalformedReplyError(f"a {encoding} body that does not decompress: {error}") from None
     raise MalformedReplyError(f"a body in an encoding not asked for: {encoding}")
+
+
+def _inflate(body: bytes, wbits: int) -> bytes:
+    """``body`` decompressed, refusing one that would grow past MAX_REPLY_BYTES (a compression bomb)."""
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(body, MAX_REPLY_BYTES)
+    if inflater.unconsumed_tail:
+        raise ReplyTooLargeError(f"a compressed reply that grows over {MAX_REPLY_BYTES} bytes")
+    return out
 
 
 class OriginPoster:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from almanac.llm import http1
 from almanac.llm.config import RoleConfig
 from almanac.llm.http1 import ChatConnectionError, MalformedReplyError, OriginPoster, ServerDisconnectedError
 from almanac.llm.http_chat import ChatPoster
@@ -207,3 +208,24 @@ def test_a_configured_proxy_keeps_the_aiohttp_path(
             return poster._direct is not None, poster._session is not None
 
     assert asyncio.run(main()) == (direct, not direct)
+
+
+def test_a_reply_or_a_compressed_body_over_the_cap_is_refused_not_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(http1, "MAX_REPLY_BYTES", 1000)
+    sent_large = b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + b"x" * 5000
+    bomb = gzip.compress(b"0" * 100_000)  # ~150 bytes on the wire, 100 kB once inflated
+    inflates_large = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(bomb),
+        bomb,
+    )
+    small = gzip.compress(b"0" * 900)
+    inflates_under = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(small),
+        small,
+    )
+    results, _ = posting([sent_large, inflates_large, inflates_under], 3)
+    assert isinstance(results[0], http1.ReplyTooLargeError) and "over 1000 bytes" in str(results[0])
+    assert isinstance(results[1], http1.ReplyTooLargeError) and "grows over 1000" in str(results[1])
+    assert isinstance(results[2], tuple) and results[2][2] == b"0" * 900
