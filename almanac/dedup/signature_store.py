@@ -232,7 +232,10 @@ def _held(batch: pa.RecordBatch, held_schema: pa.Schema) -> pa.RecordBatch:
 
 
 def source_column(rows: pa.Table) -> pa.ChunkedArray:
-    """The ``source`` (``file:offset``) of held metadata rows, as the signature file has it."""
+    """The ``source`` (``file:offset``) of held metadata rows, as the signature file has it (a table that
+    holds ``source`` itself, as the in-memory dedup's, gives that column)."""
+    if "source" in rows.column_names:
+        return rows.column("source")
     head = rows.column("source_head").cast(pa.string())
     return pc.binary_join_element_wise(head, rows.column("source_tail"), "")
 
