@@ -42,7 +42,10 @@ EDIT = (0.005, 0.03)  # share of a planted copy's words replaced
 PLANTED_SCHEMA = pa.schema([("copy_id", pa.string()), ("original_id", pa.string())])
 
 
-def vocabulary(seed: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int32]]:
+Words = tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[np.int32]]
+
+
+def vocabulary(seed: int) -> Words:
     """Words as a zero-padded 16-byte matrix (each word with a leading space), their byte lengths, and a
     draw table: word ids laid out in proportion to their Zipf weights, so a draw is one integer index."""
     rng = np.random.default_rng([seed, 7])
@@ -68,7 +71,8 @@ def _ranges(starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> np
     """Concatenated ``arange(start, start + length)`` of every pair, without a loop."""
     total = int(lengths.sum())
     shifts = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    return np.arange(total, dtype=np.int64) + shifts
+    ranges: npt.NDArray[np.int64] = np.arange(total, dtype=np.int64) + shifts
+    return ranges
 
 
 def texts_of(
@@ -92,7 +96,7 @@ def texts_of(
 
 
 def make_batch(
-    crawl: str, month_index: int, batch: int, size: int, seed: int, first_serial: int, words_table: tuple
+    crawl: str, month_index: int, batch: int, size: int, seed: int, first_serial: int, words_table: Words
 ) -> tuple[pa.Table, pa.Table]:
     """One batch of articles (ARTICLE_SCHEMA) and its planted pairs."""
     matrix, sizes, table = words_table
