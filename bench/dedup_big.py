@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.dedup_big [--sizes 1000000,10000000] [--months 4] [--processes 2]
         [--workdir /tmp/almanac-bench-dedup-big] [--keep] [--phase all|generate|sign|dedup]
-        [--out bench/results/dedup_big.json]
+        [--sign-processes 4] [--out bench/results/dedup_big.json]
 
 The crawl is ``bench.synthetic_crawl``'s (~300-word articles over a Zipf vocabulary, made by numpy a
 batch of 20,000 at a time: 30% planted near-duplicates, 1% exact re-crawls, 2% published the month
