@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 
 class UnionFind:
     """Disjoint sets over ``0..n-1`` with path halving and union by size."""
@@ -67,3 +70,46 @@ def resolve_clusters(
             similarity, neighbour = strongest[member]
             duplicates.append(Duplicate(member, kept, neighbour, similarity))
     return duplicates
+
+
+@dataclass(frozen=True)
+class DuplicateArrays:
+    """:class:`Duplicate` rows as arrays, ascending by ``index`` (no Python object per document)."""
+
+    index: npt.NDArray[np.int64]
+    kept: npt.NDArray[np.int64]
+    neighbour: npt.NDArray[np.int64]
+    jaccard: npt.NDArray[np.float64]
+
+
+def resolve_ordered(
+    count: int, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64], similarity: npt.NDArray[np.float64]
+) -> DuplicateArrays:
+    """:func:`resolve_clusters` when the order keys are the indices themselves (a smaller index is the
+    earlier article), in numpy: the same duplicates, kept articles, strongest neighbours and scores.
+
+    Clusters by minimum-label propagation with pointer jumping: every node starts as its own label, each
+    round gives both ends of every edge the smaller of their labels and then follows labels once; at the
+    fixed point the labels agree across every edge, so each cluster carries one label, its smallest
+    index, which is the member it keeps."""
+    labels = np.arange(count, dtype=np.int64)
+    while len(left):
+        low = np.minimum(labels[left], labels[right])
+        updated = labels.copy()
+        np.minimum.at(updated, left, low)
+        np.minimum.at(updated, right, low)
+        updated = updated[updated]
+        if np.array_equal(updated, labels):
+            break
+        labels = updated
+    # strongest edge of each member: highest similarity, then the smallest other end (as (sim, -other))
+    member = np.concatenate([left, right])
+    other = np.concatenate([right, left])
+    score = np.concatenate([similarity, similarity])
+    order = np.lexsort((other, -score, member))
+    member, other, score = member[order], other[order], score[order]
+    first = np.concatenate(([True], member[1:] != member[:-1])) if len(member) else np.zeros(0, dtype=bool)
+    member, other, score = member[first], other[first], score[first]
+    dropped = labels[member] != member
+    index = member[dropped]
+    return DuplicateArrays(index, labels[index], other[dropped], score[dropped])

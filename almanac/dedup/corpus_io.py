@@ -99,11 +99,15 @@ def write_months(
     """``<directory>/<month>.parquet`` of ``months`` as :func:`write_corpus` writes them, each replaced
     atomically on its own: other files in ``directory`` stay (an incremental dedup rewrites only the
     months whose kept set changed)."""
-    month_of_kept = np.asarray(meta.column("month").take(pa.array(kept)).to_numpy(zero_copy_only=False))
+    # each kept row's month as its position in ``months`` (int32s, not a Python string per row)
+    month_of_kept = pc.index_in(
+        meta.column("month").take(pa.array(kept)), value_set=pa.array(months, pa.string())
+    )
+    month_of_kept = np.asarray(month_of_kept.fill_null(-1).to_numpy(zero_copy_only=False))
     with tempfile.TemporaryDirectory(prefix="almanac-dedup-") as spill:
 
         def write_month(month: str) -> None:
-            rows = kept[month_of_kept == month]
+            rows = kept[month_of_kept == months.index(month)]
             target = directory / f"{month}.parquet"
             if not len(rows):
                 write_parquet(ARTICLE_SCHEMA.empty_table(), target)

@@ -82,16 +82,23 @@ def _segment_digest(folder: Path, crawl: str) -> str:
 
 def _kept_digests(meta: pa.Table, kept: npt.NDArray[np.int64], months: list[str]) -> dict[str, str]:
     """What each month's corpus file is made of: its rows' ingest files and positions, in output order."""
-    chosen = meta.select(["month", "ingest_file", "ingest_row"]).take(pa.array(kept))
-    places = pc.binary_join_element_wise(
-        chosen.column("ingest_file").cast(pa.string()), chosen.column("ingest_row").cast(pa.string()), ":"
-    ).combine_chunks()
-    month_of_kept = np.asarray(chosen.column("month").to_numpy(zero_copy_only=False))
-    found = {}
-    for month in months:
-        mine = places.filter(pa.array(month_of_kept == month))
-        found[month] = hashlib.sha256("\n".join(mine.to_pylist()).encode()).hexdigest()[:32]
-    return found
+    hashers = {month: hashlib.sha256() for month in months}
+    started = dict.fromkeys(months, False)
+    columns = meta.select(["month", "ingest_file", "ingest_row"])
+    for start in range(0, len(kept), _PIECE):  # in pieces: no string or Python object per kept row at once
+        chosen = columns.take(pa.array(kept[start : start + _PIECE]))
+        places = pc.binary_join_element_wise(
+            chosen.column("ingest_file").cast(pa.string()), chosen.column("ingest_row").cast(pa.string()), ":"
+        )
+        for month in months:
+            mine = places.filter(pc.equal(chosen.column("month"), month)).to_pylist()
+            if mine:  # the digest is of "\n".join(every place of the month), as one string
+                hashers[month].update((("\n" if started[month] else "") + "\n".join(mine)).encode())
+                started[month] = True
+    return {month: hashers[month].hexdigest()[:32] for month in months}
+
+
+_PIECE = 1 << 20
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
 from almanac.dedup.banding import BandColumns, Pairs, as_columns, candidate_pairs
-from almanac.dedup.cluster import resolve_clusters
+from almanac.dedup.cluster import resolve_ordered
+from almanac.dedup.signature_store import source_column
 from almanac.dedup.verify import TextSource, VerifySettings, verify_pairs
 
 
@@ -85,26 +86,36 @@ def decide(
 ) -> Selection:
     """Clusters of the ``verified`` pairs (indices into ``rows``): each keeps its earliest member."""
     # ``rows`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
-    # key: resolve_clusters runs over the documents of verified pairs only, keyed by their index.
+    # key: clusters are resolved over the documents of verified pairs only, keyed by their index.
     nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
-    local = np.searchsorted(nodes, verified[:, :2].astype(np.int64)) if len(verified) else verified
-    edges = [(int(a), int(b), float(s)) for (a, b), s in zip(local, verified[:, 2], strict=True)]
-    duplicates = resolve_clusters(len(nodes), edges, [(int(node),) for node in nodes])
+    local = np.searchsorted(nodes, verified[:, :2].astype(np.int64)).reshape(-1, 2)
+    found = resolve_ordered(len(nodes), local[:, 0], local[:, 1], verified[:, 2].astype(np.float64))
     drop = np.zeros(len(rows), dtype=bool)
-    if duplicates:
-        index = nodes[[d.index for d in duplicates]]
+    if len(found.index):
+        index = nodes[found.index]
         drop[index] = True
         ids = meta.column("id")
-        neighbours = ids.take(rows[nodes[[d.neighbour for d in duplicates]]])
-        kept_ids = ids.take(rows[nodes[[d.kept for d in duplicates]]])
-        details = [
-            f"jaccard={d.jaccard:.3f} with {neighbour}"
-            for d, neighbour in zip(duplicates, neighbours.to_pylist(), strict=True)
-        ]
-        dropped = meta.take(pa.array(rows[index]))
-        ledger.reject_table(
-            _rejects(dropped, ledger.stage, "near_duplicate", pa.array(details, pa.string()), kept_ids)
+        neighbours = ids.take(pa.array(rows[nodes[found.neighbour]]))
+        kept_ids = ids.take(pa.array(rows[nodes[found.kept]]))
+        details = pa.chunked_array(
+            [
+                pa.array(
+                    [
+                        f"jaccard={score:.3f} with {neighbour}"
+                        for score, neighbour in zip(
+                            found.jaccard[start : start + _PIECE].tolist(),
+                            neighbours.slice(start, _PIECE).to_pylist(),
+                            strict=True,
+                        )
+                    ],
+                    pa.string(),
+                )
+                for start in range(0, len(index), _PIECE)  # in pieces: few Python strings at once
+            ],
+            pa.string(),
         )
+        dropped = meta.take(pa.array(rows[index]))
+        ledger.reject_table(_rejects(dropped, ledger.stage, "near_duplicate", details, kept_ids))
     kept = rows[~drop]
     ledger.items_out += len(kept)
     return Selection(kept, candidate_pairs, len(verified), in_scope, rows, verified)
@@ -123,12 +134,11 @@ def _first_copies(
         }
     )
     order = pc.sort_indices(keys, [("id", "ascending"), ("date", "ascending"), ("position", "ascending")])
-    ids = keys.column("id").take(order)
-    del keys
     repeated = np.zeros(len(scoped), dtype=bool)
-    if len(scoped) > 1:
-        repeated[1:] = _mask(pc.equal(ids.slice(1), ids.slice(0, len(scoped) - 1)))
-    del ids
+    for start in range(0, len(scoped) - 1, _PIECE):  # ids in sorted order a piece at a time, not a copy
+        ids = keys.column("id").take(order.slice(start, _PIECE + 1))
+        repeated[start + 1 : start + len(ids)] = _mask(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)))
+    del keys
     by_id: npt.NDArray[np.int64] = scoped[order.to_numpy()]
     copies = meta.take(pa.array(by_id[repeated]))
     ledger.reject_table(
@@ -164,6 +174,9 @@ def renumber(found: Pairs, rows: npt.NDArray[np.int64], count: int) -> Pairs:
     return renumbered[np.lexsort((renumbered[:, 1], renumbered[:, 0]))]
 
 
+_PIECE = 1 << 18  # rows of Python strings built at once
+
+
 @dataclass(frozen=True)
 class SelectSettings:
     ngram: int
@@ -196,7 +209,7 @@ def _rejects(
             "stage": pa.array([stage] * count, pa.string()),
             "reason": pa.array([reason] * count, pa.string()),
             "detail": detail,
-            "source": rows.column("source"),
+            "source": source_column(rows),
             "related_id": related if related is not None else pa.nulls(count, pa.string()),
         }
     )
