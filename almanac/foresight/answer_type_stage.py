@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import time
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
+from almanac.core.layout import read_month_articles
 from almanac.core.params import parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
 from almanac.foresight.answer_filter import STAGE, filter_answer_types
 from almanac.foresight.answer_types import AnswerTypeConfig
@@ -22,7 +20,7 @@ def run() -> int:
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     foresight = params.get("foresight") or {}
     config = parse_section(AnswerTypeConfig, foresight, "answer_type")
-    articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
+    articles = read_month_articles(args.month)
     texts = dict(zip(articles.column("id").to_pylist(), articles.column("text").to_pylist(), strict=True))
     questions, ledger = filter_answer_types(read_questions(LEAKAGE, args.month), texts, config)
     questions = apply_question_filters(questions, foresight.get("question_filters") or {}, ledger)

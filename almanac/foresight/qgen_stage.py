@@ -5,10 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
+from almanac.core.layout import read_month_articles
 from almanac.core.params import ccnews_months, parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
 from almanac.foresight.generate import STAGE, QgenConfig, generate_questions
 from almanac.foresight.stage_io import write_month
@@ -31,7 +29,7 @@ def run() -> int:
             file=sys.stderr,
         )
         return 1
-    articles = read_parquet(articles_path(args.month), ARTICLE_SCHEMA)
+    articles = read_month_articles(args.month)
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = generate_questions(articles, config, llm, cache)
     write_month(questions, ledger, QGEN, args.month, started)

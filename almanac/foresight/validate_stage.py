@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import time
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
+from almanac.core.layout import read_month_articles
 from almanac.core.params import parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import parse_stage_args
 from almanac.foresight.records import article_index
 from almanac.foresight.stage_io import read_questions, write_month
@@ -23,7 +21,7 @@ def run() -> int:
     config = parse_section(JudgeConfig, params.get("foresight") or {}, "judge")
     llm = parse_llm_config(params)
     warn_self_preference(llm, judge=config.role)
-    articles = article_index(read_parquet(articles_path(args.month), ARTICLE_SCHEMA))
+    articles = article_index(read_month_articles(args.month))
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = validate_questions(read_questions(QGEN, args.month), articles, config, llm, cache)
     write_month(questions, ledger, VALIDATE, args.month, started)
