@@ -61,9 +61,7 @@ def test_adding_a_month_signs_only_that_month(tmp_path: Path) -> None:
         ]
     )
     kept, ledger = deduplicate(articles, params["months"], DedupConfig(), RayConfig(executor="serial"))
-    written = pa.concat_tables(
-        [read_month_articles(month, project) for month in params["months"]]
-    )
+    written = pa.concat_tables([read_month_articles(month, project) for month in params["months"]])
     assert written.cast(ARTICLE_SCHEMA).equals(kept)
     assert pq.read_table(project / "data/dedup/rejects.parquet").equals(ledger.rejects_table())
     assert {key: dedup_metrics[key] for key in ledger.metrics()} == ledger.metrics()
