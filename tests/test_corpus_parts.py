@@ -86,7 +86,7 @@ def _write_crawl(crawl: str) -> None:
     )
 
 
-def _run(crawls: list[str]) -> dict[str, int]:
+def _run(crawls: list[str]) -> dict[str, float]:
     ledger, selection = dedup_corpus(crawls, MONTHS, CONFIG, SERIAL)
     record_selection(ledger, selection)
     write_parquet(ledger.rejects_table(), Path("data/dedup/rejects.parquet"))
