@@ -23,6 +23,7 @@ import pytest
 
 from almanac.core.ids import content_id
 from almanac.core.io import write_parquet
+from almanac.core.layout import read_month_articles
 from almanac.core.parallel import RayConfig
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.band_index import probe
@@ -57,7 +58,7 @@ def _run(crawls: list[str]) -> dict[str, Any]:
 def _plant(project: Path) -> tuple[str, str, str]:
     """Two articles of crawl 2024-04 published on 2024-01-01, copies of two January articles kept by the
     first build (one edited, one exact); returns the ids of the two originals and of the edited copy."""
-    january = pq.read_table(project / "data/articles/2024-01.parquet")
+    january = read_month_articles("2024-01", project)
     january = january.filter(
         pc.greater(
             january.column("publish_date"),
@@ -103,11 +104,25 @@ def test_adding_a_crawl_month_gives_the_bytes_of_a_full_rebuild(
     assert "incremental" not in first["run"]  # no index yet: a full rebuild
     near_id, exact_id, late_id = _plant(project)
     _sign(CRAWLS[3:])
-    february = project / "data/articles/2024-02.parquet"
-    untouched = os.stat(february).st_ino
+    old_parts = {
+        path: os.stat(path).st_ino for path in sorted((project / "data/articles").rglob("*.parquet"))
+    }
     added = _run(CRAWLS)
-    assert added["run"] == {"incremental": 1, "months_rewritten": 3}  # January (planted), March, April
-    assert os.stat(february).st_ino == untouched  # February's kept set did not change: not rewritten
+    # Written: January's part of crawl 2024-01 (its two originals lose to the planted copies) and the new
+    # crawl's parts of January (planted), March (its 2% late articles) and April.
+    assert added["run"] == {"incremental": 1, "parts_written": 4}
+    new_parts = {"2024-01/2024-04.parquet", "2024-03/2024-04.parquet", "2024-04/2024-04.parquet"}
+    assert {
+        path.relative_to(project / "data/articles").as_posix()
+        for path in (project / "data/articles").rglob("*.parquet")
+        if path not in old_parts
+    } == new_parts
+    rewritten = [
+        path.relative_to(project / "data/articles").as_posix()
+        for path, inode in old_parts.items()
+        if os.stat(path).st_ino != inode
+    ]
+    assert rewritten == ["2024-01/2024-01.parquet"]
     incremental = _files(project)
 
     shutil.rmtree(project / "data/dedup/index")
@@ -119,7 +134,7 @@ def test_adding_a_crawl_month_gives_the_bytes_of_a_full_rebuild(
     assert [name for name, data in _files(project).items() if incremental[name] != data] == []
 
     # the late-crawled earlier copies win: the edited one keeps its cluster, the exact one its id
-    january = pq.read_table(project / "data/articles/2024-01.parquet")
+    january = read_month_articles("2024-01", project)
     planted = january.filter(pc.equal(january.column("source_file"), "CC-NEWS-2024-04.warc.gz"))
     assert sorted(planted.column("id").to_pylist()) == sorted([late_id, exact_id])
     assert near_id not in january.column("id").to_pylist()

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from almanac.core.io import read_parquet_dir
+from almanac.core.layout import read_month_articles
 from almanac.core.parallel import RayConfig
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.near_duplicates import DedupConfig, deduplicate
@@ -60,9 +61,7 @@ def test_adding_a_month_signs_only_that_month(tmp_path: Path) -> None:
         ]
     )
     kept, ledger = deduplicate(articles, params["months"], DedupConfig(), RayConfig(executor="serial"))
-    written = pa.concat_tables(
-        [pq.read_table(project / "data/articles" / f"{month}.parquet") for month in params["months"]]
-    )
+    written = pa.concat_tables([read_month_articles(month, project) for month in params["months"]])
     assert written.cast(ARTICLE_SCHEMA).equals(kept)
     assert pq.read_table(project / "data/dedup/rejects.parquet").equals(ledger.rejects_table())
     assert {key: dedup_metrics[key] for key in ledger.metrics()} == ledger.metrics()

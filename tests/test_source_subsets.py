@@ -22,7 +22,7 @@ def test_gdelt_only_build_needs_no_ccnews_folder(tmp_path: Path) -> None:
     dedup = json.loads((project / "reports/metrics/dedup.json").read_text())
     assert (dedup["items_in"], dedup["ccnews_months"]) == (0, [])
     for month in ("2025-04", "2025-05", "2025-06"):
-        assert pq.read_metadata(project / f"data/articles/{month}.parquet").num_rows == 0
+        assert pq.read_metadata(project / f"data/articles/{month}/empty.parquet").num_rows == 0
     # Without the corpus, only the sample's page archive gives the MIRAI events their text: the full build
     # links 244 pages from the archive and 9 from the corpus, and 1 of those 9 is in the archive too: 245.
     articles = json.loads((project / "reports/metrics/gdelt_articles.json").read_text())

@@ -84,7 +84,7 @@ def _openforesight(root: Path, month: str, params: Mapping[str, Any], splits_dir
     if splits_dir is None:
         articles = {}
         cited = sorted({str(row["url"]) for row in rows if row.get("url")})
-        for path in sorted((root / layout.articles_dir()).glob("*.parquet")):
+        for path in layout.corpus_files(root):
             names = set(pq.read_schema(path).names)
             for article in _rows(path, [name for name in ARTICLE_DATE_COLUMNS if name in names]):
                 articles[str(article["url"])] = article
@@ -123,7 +123,7 @@ def _corpus_dates(root: Path) -> dict[str, dict[str, Any]]:
     """Article id -> its publish date and precision, from the corpus files (not from any export)."""
     return {
         str(row["id"]): row
-        for path in sorted((root / layout.articles_dir()).glob("*.parquet"))
+        for path in layout.corpus_files(root)
         for row in _rows(path, ["id", "publish_date", "date_precision"])
     }
 

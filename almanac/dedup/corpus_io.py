@@ -2,26 +2,27 @@
 
 Every article is addressed by ``(ingest_file, ingest_row)`` from its signature row. Verification reads
 the texts of candidate documents in storage order (:class:`StoredTexts`): each ingest file that holds one
-is streamed once per stage. The kept corpus is written by a bucket sort on disk (:func:`write_corpus`).
+is streamed once per stage. The kept corpus is written as parts, one per publish month and crawl month
+(:func:`write_parts`), each a streaming pass over its crawl month's ingest files.
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.ipc
 import pyarrow.parquet as pq
 
-from almanac.core.io import PARQUET_COMPRESSION, atomic_dir, atomic_path, write_parquet
+from almanac.core.io import PARQUET_COMPRESSION, atomic_path
+from almanac.core.layout import EMPTY_PART
 from almanac.core.schemas import ARTICLE_SCHEMA
-from almanac.dedup.signature_store import stream_batches, stream_groups
+from almanac.dedup.signature_store import stream_groups
 
 
 def _wanted(meta: pa.Table, rows: npt.NDArray[np.int64]) -> tuple[pa.Table, list[str]]:
@@ -66,101 +67,96 @@ class StoredTexts:
             raise RuntimeError(f"asked for {len(rows)} texts, the ingest files gave {given}: re-sign")
 
 
-def write_corpus(
-    meta: pa.Table,
-    kept: npt.NDArray[np.int64],
-    months: list[str],
-    directory: Path,
-    batch_rows: int,
-    workers: int = 1,
-) -> None:
-    """``<directory>/<month>.parquet`` for every month: the ``kept`` rows (already in output order) of
-    that publish month, full article columns, in row groups of ``batch_rows``; the folder is replaced
-    as a whole. Months are written on ``workers`` threads (reading, compressing and writing Parquet
-    release the GIL); each file is the same whichever thread writes it.
+@dataclass(frozen=True)
+class Part:
+    """One corpus part: the kept rows of publish month ``month`` read from crawl month ``crawl``."""
 
-    A bucket sort on disk, so memory holds one read batch and one bucket per thread whatever the month's
-    size: pass 1 streams the month's ingest files and appends each kept row to the Arrow IPC spill file
-    of its bucket (``batch_rows`` consecutive output positions); pass 2 reads the buckets in order, puts
-    each in output order and writes it.
-    """
-    with atomic_dir(directory) as staging:
-        write_months(meta, kept, months, staging, batch_rows, workers)
+    month: str
+    crawl: str  # a crawl month, or EMPTY_PART for a month without articles
+    rows: npt.NDArray[np.int64]  # metadata rows, ascending (storage order: a crawl month's rows are read so)
+
+    @property
+    def key(self) -> str:
+        return f"{self.month}/{self.crawl}"
 
 
-def write_months(
-    meta: pa.Table,
-    kept: npt.NDArray[np.int64],
-    months: list[str],
-    directory: Path,
-    batch_rows: int,
-    workers: int = 1,
-) -> None:
-    """``<directory>/<month>.parquet`` of ``months`` as :func:`write_corpus` writes them, each replaced
-    atomically on its own: other files in ``directory`` stay (an incremental dedup rewrites only the
-    months whose kept set changed)."""
+def corpus_parts(
+    meta: pa.Table, kept: npt.NDArray[np.int64], months: list[str], crawls: list[tuple[str, int]]
+) -> list[Part]:
+    """The parts of ``months``' corpus: ``crawls`` gives each crawl month's first metadata row (in
+    ``meta``'s order); a month without kept rows gets one empty part, so its folder exists."""
+    ordered = np.sort(kept)
     # each kept row's month as its position in ``months`` (int32s, not a Python string per row)
-    month_of_kept = pc.index_in(
-        meta.column("month").take(pa.array(kept)), value_set=pa.array(months, pa.string())
+    month_codes = pc.index_in(
+        meta.column("month").take(pa.array(ordered)), value_set=pa.array(months, pa.string())
     )
-    month_of_kept = np.asarray(month_of_kept.fill_null(-1).to_numpy(zero_copy_only=False))
-    with tempfile.TemporaryDirectory(prefix="almanac-dedup-") as spill:
-
-        def write_month(month: str) -> None:
-            rows = kept[month_of_kept == months.index(month)]
-            target = directory / f"{month}.parquet"
-            if not len(rows):
-                write_parquet(ARTICLE_SCHEMA.empty_table(), target)
-                return
-            buckets = _spill_buckets(meta, rows, Path(spill) / month, batch_rows)
-            with atomic_path(target) as temp:
-                written = _write_buckets(buckets, temp, batch_rows)
-                if written != len(rows):
-                    raise RuntimeError(f"{month}: {len(rows)} kept articles, the ingest files gave {written}")
-
-        with ThreadPoolExecutor(max(1, workers)) as pool:
-            for done in pool.map(write_month, months):  # re-raises a month's error here
-                del done
+    month_of_kept = np.asarray(month_codes.fill_null(-1).to_numpy(zero_copy_only=False))
+    starts = np.array([first for _crawl, first in crawls], dtype=np.int64)
+    crawl_of_kept = np.searchsorted(starts, ordered, side="right") - 1
+    parts = []
+    for code, month in enumerate(months):
+        mine = month_of_kept == code
+        found = [
+            Part(month, crawls[index][0], ordered[mine & (crawl_of_kept == index)])
+            for index in np.unique(crawl_of_kept[mine])
+        ]
+        parts.extend(found or [Part(month, EMPTY_PART, np.zeros(0, dtype=np.int64))])
+    return parts
 
 
-def _spill_buckets(meta: pa.Table, rows: npt.NDArray[np.int64], folder: Path, batch_rows: int) -> list[Path]:
-    folder.mkdir(parents=True)
-    wanted, files = _wanted(meta, rows)
-    order = pa.schema([*ARTICLE_SCHEMA, pa.field("ord", pa.int64())])
-    paths = [folder / f"{bucket}.arrow" for bucket in range((len(rows) + batch_rows - 1) // batch_rows)]
-    writers: dict[int, pa.ipc.RecordBatchFileWriter] = {}
-    try:
-        for file in files:
-            positions, ords = _file_positions(wanted, file)
-            first = 0
-            for batch in stream_batches(Path(file), ARTICLE_SCHEMA.names, batch_rows):
-                low = int(np.searchsorted(positions, first))
-                high = int(np.searchsorted(positions, first + batch.num_rows))
-                if high > low:
-                    taken = batch.take(pa.array(positions[low:high] - first)).cast(ARTICLE_SCHEMA)
-                    taken = taken.append_column("ord", pa.array(ords[low:high]))
-                    bucket_of = ords[low:high] // batch_rows
-                    for bucket in np.unique(bucket_of):
-                        part = taken.filter(pa.array(bucket_of == bucket))
-                        if int(bucket) not in writers:
-                            writers[int(bucket)] = pa.ipc.new_file(paths[int(bucket)], order)
-                        writers[int(bucket)].write_batch(part)
-                first += batch.num_rows
-    finally:
-        for writer in writers.values():
-            writer.close()
-    return paths
+def write_parts(
+    meta: pa.Table, parts: list[Part], directory: Path, batch_rows: int, workers: int = 1
+) -> None:
+    """``<directory>/<month>/<crawl>.parquet`` of every part, each replaced atomically on its own (other
+    files stay: an incremental dedup rewrites only the parts whose kept rows changed), on ``workers``
+    threads (reading, compressing and writing Parquet release the GIL); a file is the same whichever
+    thread writes it.
+
+    A part's rows are its crawl month's ingest rows in storage order, so a part is one streaming pass over
+    the ingest files holding its rows: nothing is sorted or spilled, memory holds about two row groups.
+    Readers put a month in (publish date, id) order (almanac.core.layout.read_month_articles).
+    """
+
+    def write(part: Part) -> None:
+        target = directory / part.month / f"{part.crawl}.parquet"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(target) as temp:
+            written = _write_part(meta, part.rows, temp, batch_rows)
+        if written != len(part.rows):
+            raise RuntimeError(f"{part.key}: {len(part.rows)} kept articles, the ingest files gave {written}")
+
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        for done in pool.map(write, parts):  # re-raises a part's error here
+            del done
 
 
-def _write_buckets(buckets: list[Path], target: Path, batch_rows: int) -> int:
+def _write_part(meta: pa.Table, rows: npt.NDArray[np.int64], target: Path, batch_rows: int) -> int:
+    """Row groups of ``batch_rows`` rows (the last one shorter), whatever batches the ingest files give."""
     written = 0
+    pending: list[pa.RecordBatch] = []
+    held = 0
     with pq.ParquetWriter(target, ARTICLE_SCHEMA, compression=PARQUET_COMPRESSION) as writer:
-        for path in buckets:
-            with pa.memory_map(str(path)) as source:
-                bucket = pa.ipc.open_file(source).read_all()
-            bucket = bucket.take(pc.sort_indices(bucket.column("ord"))).drop_columns(["ord"])
-            writer.write_table(bucket.combine_chunks(), row_group_size=batch_rows)
-            written += bucket.num_rows
-            del bucket
-            path.unlink()
+
+        def flush(size: int) -> None:
+            nonlocal pending, held, written
+            table = pa.Table.from_batches(pending, ARTICLE_SCHEMA).combine_chunks()
+            writer.write_table(table.slice(0, size), row_group_size=batch_rows)
+            rest = table.slice(size)
+            pending, held, written = rest.to_batches(), rest.num_rows, written + size
+
+        if len(rows):
+            wanted, files = _wanted(meta, rows)
+            for file in files:
+                positions, _ords = _file_positions(wanted, file)
+                for first, batch in stream_groups(Path(file), ARTICLE_SCHEMA.names, batch_rows, positions):
+                    low = int(np.searchsorted(positions, first))
+                    high = int(np.searchsorted(positions, first + batch.num_rows))
+                    if high > low:
+                        taken = batch.take(pa.array(positions[low:high] - first))
+                        pending.append(taken.cast(ARTICLE_SCHEMA))
+                        held += high - low
+                        while held >= batch_rows:
+                            flush(batch_rows)
+        if held:
+            flush(held)
     return written

@@ -36,18 +36,24 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from almanac.core.io import atomic_dir, read_json, write_json, write_parquet
-from almanac.core.layout import articles_dir, dedup_index_dir, dedup_signatures, ingest_articles_dir
+from almanac.core.layout import (
+    articles_dir,
+    articles_path,
+    dedup_index_dir,
+    dedup_signatures,
+    ingest_articles_dir,
+)
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
 from almanac.dedup.band_index import MonthSlice, load_segment, probe, segment_paths, write_segments
 from almanac.dedup.banding import BandColumns, _band_pair_keys, pairs_from_keys
-from almanac.dedup.corpus_io import StoredTexts, write_corpus, write_months
+from almanac.dedup.corpus_io import Part, StoredTexts, corpus_parts, write_parts
 from almanac.dedup.near_duplicates import DedupConfig
 from almanac.dedup.signature_store import ingest_files, read_meta, read_signed
 from almanac.dedup.survivors import Selection, clustered_rows, decide, renumber, select_survivors
 from almanac.dedup.verify import verify_pairs
 
-INDEX_FORMAT = 1  # bump when the state's layout or meaning changes: an old state then means a full rebuild
+INDEX_FORMAT = 2  # bump when the state's layout or meaning changes: an old state then means a full rebuild
 _ALL = 1 << 64
 
 
@@ -80,25 +86,21 @@ def _segment_digest(folder: Path, crawl: str) -> str:
     return "+".join(digest(path) for path in segment_paths(folder, crawl))
 
 
-def _kept_digests(meta: pa.Table, kept: npt.NDArray[np.int64], months: list[str]) -> dict[str, str]:
-    """What each month's corpus file is made of: its rows' ingest files and positions, in output order."""
-    hashers = {month: hashlib.sha256() for month in months}
-    started = dict.fromkeys(months, False)
-    columns = meta.select(["month", "ingest_file", "ingest_row"])
-    for start in range(0, len(kept), _PIECE):  # in pieces: no string or Python object per kept row at once
-        chosen = columns.take(pa.array(kept[start : start + _PIECE]))
-        places = pc.binary_join_element_wise(
-            chosen.column("ingest_file").cast(pa.string()), chosen.column("ingest_row").cast(pa.string()), ":"
-        )
-        for month in months:
-            mine = places.filter(pc.equal(chosen.column("month"), month)).to_pylist()
-            if mine:  # the digest is of "\n".join(every place of the month), as one string
-                hashers[month].update((("\n" if started[month] else "") + "\n".join(mine)).encode())
-                started[month] = True
-    return {month: hashers[month].hexdigest()[:32] for month in months}
+def _kept_digests(meta: pa.Table, parts: list[Part]) -> dict[str, str]:
+    """What each corpus part is made of: its rows' ingest files and positions, in storage order."""
+    found = {}
+    for part in parts:
+        chosen = meta.select(["ingest_file", "ingest_row"]).take(pa.array(part.rows))
+        files = pc.dictionary_encode(chosen.column("ingest_file").cast(pa.string()).combine_chunks())
+        made = hashlib.sha256("\n".join(files.dictionary.to_pylist()).encode())
+        made.update(np.asarray(files.indices.to_numpy(zero_copy_only=False), dtype=np.int64).tobytes())
+        made.update(np.asarray(chosen.column("ingest_row").to_numpy(), dtype=np.int64).tobytes())
+        found[part.key] = made.hexdigest()[:32]
+    return found
 
 
-_PIECE = 1 << 20
+def _crawl_starts(slices: list[MonthSlice]) -> list[tuple[str, int]]:
+    return [(piece.crawl, piece.start) for piece in slices]
 
 
 @dataclass(frozen=True)
@@ -169,14 +171,15 @@ def _full(
     selection = select_survivors(
         signed.meta, signed.hashes, signed.empty, months, config.select, texts, ledger, ray_config
     )
-    write_corpus(
-        signed.meta, selection.kept, months, articles_dir(), config.text_batch_rows, config.select.workers
-    )
+    slices = _slices(crawled)
+    parts = corpus_parts(signed.meta, selection.kept, months, _crawl_starts(slices))
+    with atomic_dir(articles_dir()) as staging:
+        write_parts(signed.meta, parts, staging, config.text_batch_rows, config.select.workers)
     with atomic_dir(index) as staging:
-        write_segments(staging / "bands", _slices(crawled), signed.hashes, signed.empty)
-        kept_digests = _kept_digests(signed.meta, selection.kept, months)
+        write_segments(staging / "bands", slices, signed.hashes, signed.empty)
+        kept_digests = _kept_digests(signed.meta, parts)
         _save(staging, signed.meta, selection, crawled, months, config, (kept_digests, {}), {})
-    ledger.add_run_count("months_rewritten", len(months))
+    ledger.add_run_count("parts_written", len(parts))
     return ledger, selection
 
 
@@ -233,17 +236,27 @@ def _incremental(
     verified = verified[np.lexsort((verified[:, 1], verified[:, 0]))]
     selection = decide(meta, rows, verified, int(manifest["candidate_pairs"]) + len(pairs), in_scope, ledger)
     recorded = manifest["articles"]
-    kept_digests = _kept_digests(meta, selection.kept, months)
-    files = {}  # digests of the corpus files left as they are
-    for month in months:
-        target = articles_dir() / f"{month}.parquet"
-        entry = recorded.get(month)
-        if entry is not None and entry["kept"] == kept_digests[month] and target.is_file():
-            files[month] = digest(target)
-            if files[month] != entry["file"]:
-                del files[month]
-    stale = [month for month in months if month not in files]
-    write_months(meta, selection.kept, stale, articles_dir(), config.text_batch_rows, settings.workers)
+    parts = corpus_parts(meta, selection.kept, months, [(crawl, slices[crawl].start) for crawl in crawled])
+    on_disk = {
+        path.relative_to(articles_dir()).with_suffix("").as_posix()
+        for month in months
+        for path in articles_path(month).glob("*.parquet")
+    }
+    if not on_disk <= set(recorded):
+        return "the corpus holds files the index did not record"
+    kept_digests = _kept_digests(meta, parts)
+    files = {}  # digests of the corpus parts left as they are
+    for part in parts:
+        target = articles_dir() / f"{part.key}.parquet"
+        entry = recorded.get(part.key)
+        if entry is not None and entry["kept"] == kept_digests[part.key] and target.is_file():
+            files[part.key] = digest(target)
+            if files[part.key] != entry["file"]:
+                del files[part.key]
+    stale = [part for part in parts if part.key not in files]
+    write_parts(meta, stale, articles_dir(), config.text_batch_rows, settings.workers)
+    for key in sorted(on_disk - set(kept_digests)):  # parts this stage wrote before, now without rows
+        (articles_dir() / f"{key}.parquet").unlink()
     new_slices = []
     start = 0
     for crawl in new:
@@ -265,7 +278,7 @@ def _incremental(
         },
     )
     ledger.add_run_count("incremental", 1)
-    ledger.add_run_count("months_rewritten", len(stale))
+    ledger.add_run_count("parts_written", len(stale))
     return ledger, selection
 
 
@@ -352,11 +365,8 @@ def _save(
     write_parquet(edges, folder / "edges.parquet")
     kept_digests, files = corpus  # digests of the files this run did not write are known already
     articles = {
-        month: {
-            "kept": kept_digests[month],
-            "file": files.get(month) or digest(articles_dir() / f"{month}.parquet"),
-        }
-        for month in months
+        key: {"kept": kept, "file": files.get(key) or digest(articles_dir() / f"{key}.parquet")}
+        for key, kept in kept_digests.items()
     }
     crawl_months = []
     for crawl in crawled:

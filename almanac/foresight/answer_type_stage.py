@@ -6,10 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
+from almanac.core.layout import read_month_articles
 from almanac.core.params import parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import start_stage
 from almanac.foresight.answer_filter import STAGE, filter_answer_types
 from almanac.foresight.answer_types import AnswerTypeConfig
@@ -24,7 +22,7 @@ def run_step(month: str, params: dict[str, Any]) -> int:
     start_stage(f"{STAGE}@{month}", params)  # errors, the summary line and timings name the step
     foresight = params.get("foresight") or {}
     config = parse_section(AnswerTypeConfig, foresight, "answer_type")
-    articles = read_parquet(articles_path(month), ARTICLE_SCHEMA)
+    articles = read_month_articles(month)
     texts = dict(zip(articles.column("id").to_pylist(), articles.column("text").to_pylist(), strict=True))
     questions, ledger = filter_answer_types(read_questions(LEAKAGE, month), texts, config)
     questions = apply_question_filters(questions, foresight.get("question_filters") or {}, ledger)

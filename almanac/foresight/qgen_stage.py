@@ -7,10 +7,8 @@ import sys
 import time
 from typing import Any
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
+from almanac.core.layout import read_month_articles
 from almanac.core.params import ccnews_months, parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import start_stage
 from almanac.foresight.generate import STAGE, QgenConfig, generate_questions
 from almanac.foresight.stage_io import write_month
@@ -34,7 +32,7 @@ def run_step(month: str, params: dict[str, Any]) -> int:
             file=sys.stderr,
         )
         return 1
-    articles = read_parquet(articles_path(month), ARTICLE_SCHEMA)
+    articles = read_month_articles(month)
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = generate_questions(articles, config, llm, cache)
     write_month(questions, ledger, QGEN, month, started)

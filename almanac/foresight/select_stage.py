@@ -6,10 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from almanac.core.io import read_parquet
-from almanac.core.layout import articles_path
+from almanac.core.layout import read_month_articles
 from almanac.core.params import parse_section
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import start_stage
 from almanac.foresight.records import article_index
 from almanac.foresight.select import STAGE, select_best
@@ -26,7 +24,7 @@ def run_step(month: str, params: dict[str, Any]) -> int:
     start_stage(f"{STAGE}@{month}", params)  # errors, the summary line and timings name the step
     config = parse_section(JudgeConfig, params.get("foresight") or {}, "judge")
     llm = parse_llm_config(params)
-    articles = article_index(read_parquet(articles_path(month), ARTICLE_SCHEMA))
+    articles = article_index(read_month_articles(month))
     with LLMCache(llm.cache_path) as cache:
         questions, ledger = select_best(read_questions(VALIDATE, month), articles, config, llm, cache)
     write_month(questions, ledger, SELECT, month, started)

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import time
 
-from almanac.core.io import read_parquet, write_parquet
+from almanac.core.io import write_parquet
 from almanac.core.layout import (
-    articles_path,
+    articles_dir,
     futuresim_articles_dir,
     futuresim_chunks,
     futuresim_corpus_rejects,
     metrics_path,
+    month_files,
+    read_month_articles,
 )
 from almanac.core.params import parse_section
 from almanac.core.rejects import StageLedger
-from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.core.stage import StageError, finish_stage, parse_stage_args
 from almanac.futuresim.corpus import STAGE, CorpusConfig, export_articles, write_day_folders
 
@@ -23,10 +24,9 @@ def run() -> int:
     started = time.perf_counter()
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(CorpusConfig, params.get("futuresim") or {}, "corpus")
-    source = articles_path(args.month)
-    if not source.is_file():
-        raise StageError(f"no corpus file {source}: run `dvc repro dedup` first")
-    articles = read_parquet(source, ARTICLE_SCHEMA).to_pylist()
+    if not month_files(args.month):
+        raise StageError(f"no corpus for {args.month} in {articles_dir()}: run `dvc repro dedup` first")
+    articles = read_month_articles(args.month).to_pylist()
     ledger = StageLedger(STAGE)
     exported, chunks = export_articles(articles, config, ledger)
     write_day_folders(exported, futuresim_articles_dir(args.month))

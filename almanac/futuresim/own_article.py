@@ -70,11 +70,11 @@ def own_article_reason(
 
 
 def article_texts(folder: Path, article_ids: Collection[str]) -> dict[str, str]:
-    """Text of each wanted article in the corpus files of ``folder`` (``<month>.parquet``), read one row
-    group at a time so only the wanted texts are held."""
+    """Text of each wanted article in the corpus files below ``folder`` (a month's parts, or one
+    ``<month>.parquet``), read one row group at a time so only the wanted texts are held."""
     wanted = set(article_ids)
     found: dict[str, str] = {}
-    for path in sorted(folder.glob("*.parquet")):
+    for path in sorted(folder.rglob("*.parquet")):
         parquet = pq.ParquetFile(path)
         for batch in parquet.iter_batches(batch_size=1024, columns=["id", "text"]):
             for article_id, text in zip(

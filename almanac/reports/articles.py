@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from almanac.core.layout import articles_path, complex_events, gdelt_articles
+from almanac.core.layout import complex_events, gdelt_articles, month_files
 from almanac.core.lazy import lazy_module
 from almanac.reports.styles import TableKey
 
@@ -61,7 +61,7 @@ def _union(con: duckdb.DuckDBPyConnection, tables: Mapping[TableKey, pa.Table], 
 def _foresight(
     con: duckdb.DuckDBPyConnection, tables: Mapping[TableKey, pa.Table], months: Sequence[str]
 ) -> pa.Table | None:
-    existing = [str(path) for month in months if (path := articles_path(month)).is_file()]
+    existing = [str(path) for month in months for path in month_files(month)]
     if not tables or not existing:
         return None
     _union(con, tables, "url")

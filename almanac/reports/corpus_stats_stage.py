@@ -6,7 +6,7 @@ import sys
 import time
 
 from almanac.core.io import write_text
-from almanac.core.layout import articles_path, dedup_rejects, ingest_rejects, stats_report
+from almanac.core.layout import dedup_rejects, ingest_rejects, month_files, stats_report
 from almanac.core.metrics import write_metrics
 from almanac.core.params import ccnews_months, months_in_scope
 from almanac.core.stage import end_stage, parse_stage_args
@@ -28,7 +28,7 @@ def run() -> int:
         )
         return 1
     stats = corpus_statistics(
-        [articles_path(month) for month in months],
+        [path for month in months for path in month_files(month)],
         [ingest_rejects(month) for month in crawled],
         dedup_rejects(),
     )

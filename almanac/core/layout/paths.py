@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from almanac.core.io import read_parquet
 from almanac.core.schemas import ARTICLE_SCHEMA
@@ -106,18 +107,61 @@ def ingest_rejects(crawl_month: str) -> Path:
 
 
 def articles_dir() -> Path:
-    """The deduplicated corpus: ``<publish month>.parquet``, the input of every per-month dataset stage."""
+    """The deduplicated corpus, one folder per publish month (:func:`articles_path`), the input of every
+    per-month dataset stage."""
     return DATA / "articles"
 
 
 def articles_path(month: str) -> Path:
-    """The deduplicated articles published in ``month``."""
-    return articles_dir() / f"{month}.parquet"
+    """The deduplicated articles published in ``month``: a folder of parts ``<crawl month>.parquet``
+    (the kept articles of that publish month read from that CC-News crawl month, in storage order), so
+    adding a crawl month writes new parts and leaves the others; a month without articles holds one empty
+    part, ``empty.parquet``. Read a month with :func:`read_month_articles` or :func:`month_files`."""
+    return articles_dir() / month
+
+
+def article_part(month: str, crawl_month: str) -> Path:
+    return articles_path(month) / f"{crawl_month}.parquet"
+
+
+EMPTY_PART = "empty"  # the part name of a month without articles (a folder DVC and git can track)
+
+
+def month_files(month: str, root: Path = Path()) -> list[Path]:
+    """The Parquet files of ``month``'s corpus below ``root``: its parts, or the single file
+    ``<month>.parquet`` of a hand-made corpus (a test's, an old build's); none when the month is absent."""
+    folder = root / articles_path(month)
+    single = folder.with_name(f"{month}.parquet")
+    if single.is_file():
+        return [single]
+    return sorted(path for path in folder.glob("*.parquet") if not path.name.startswith("."))
+
+
+def corpus_files(root: Path = Path()) -> list[Path]:
+    """Every corpus file below ``root``, month by month (sorted), then part by part."""
+    folder = root / articles_dir()
+    names = {path.name.removesuffix(".parquet") for path in folder.glob("*")} if folder.is_dir() else set()
+    months = sorted(name for name in names if not name.startswith("."))  # temporaries skipped
+    return [path for month in months for path in month_files(month, root)]
+
+
+def read_month_articles(month: str, root: Path = Path()) -> pa.Table:
+    """The deduplicated articles of ``month`` as one table in (publish date, id) order (the order the
+    dedup stage decides in; ids are unique in a month), whichever parts hold them. A single-file month
+    is taken in its own order."""
+    files = month_files(month, root)
+    if not files:
+        raise FileNotFoundError(f"no corpus for {month} under {root / articles_dir()}: run `dvc repro dedup`")
+    table = pa.concat_tables([read_parquet(path, ARTICLE_SCHEMA) for path in files])
+    if files[0].parent != root / articles_path(month):  # one hand-made file: rows in the order written
+        return table
+    keys = pa.table({"date": table.column("publish_date"), "id": table.column("id")})
+    return table.take(pc.sort_indices(keys, [("date", "ascending"), ("id", "ascending")]))
 
 
 def read_corpus(months: Sequence[str]) -> pa.Table:
     """The deduplicated articles of ``months``, one table (for stages that look articles up by URL)."""
-    return pa.concat_tables([read_parquet(articles_path(month), ARTICLE_SCHEMA) for month in months])
+    return pa.concat_tables([read_month_articles(month) for month in months])
 
 
 def dedup_rejects() -> Path:
