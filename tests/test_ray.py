@@ -14,13 +14,21 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pyarrow as pa
 import pytest
 
 from almanac.core.parallel import RayConfig, init_ray, parallel_map, parallel_stream
-from almanac.core.ray_cluster import add_node, read_cluster, start_cluster, stop_cluster
+from almanac.core.ray_cluster import (
+    TEMP_PARENT,
+    TEMP_PREFIX,
+    add_node,
+    read_cluster,
+    start_cluster,
+    stop_cluster,
+)
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
 from tests.test_dedup import article, edit, random_text
 
@@ -109,45 +117,89 @@ def test_local_ray_listens_on_loopback_only_with_token_auth(local_ray: None) -> 
     assert get_authentication_mode() == AuthenticationMode.TOKEN
 
 
-LOCAL_RAY_SCRIPT = """
+# One private Ray in a child process serves two tests (a Ray start is ~10 s of CPU): it runs one task on a
+# worker (so the workers' folders exist too), lists every folder below Ray's temp folder with its mode, lets
+# an intruder with a wrong token try to join, and exits.
+PRIVATE_RAY_SCRIPT = """
 import json, os, subprocess, sys
 import ray
 from almanac.core.parallel import RayConfig, init_ray
 
+def square(value):
+    return value * value
+
 init_ray(RayConfig(num_cpus=1, object_store_mb=100))
+assert ray.get(ray.remote(square).remote(7)) == 49
+session = ray._private.worker.global_worker.node.get_session_dir_path()
+root = os.path.dirname(os.path.dirname(session))  # <holder>/ray/session_...
+folders = {}
+for parent, dirs, _ in os.walk(root):
+    for name in dirs:
+        path = os.path.join(parent, name)
+        if not os.path.islink(path):  # session_latest is a link (mode 0777 by nature, never followed)
+            folders[os.path.relpath(path, root)] = os.lstat(path).st_mode & 0o777
+folders["."] = os.lstat(root).st_mode & 0o777
 gcs = ray._private.worker._global_node.gcs_address
 intruder = subprocess.run(
     [sys.executable, "-c", f"import ray; ray.init(address={gcs!r})"],
     env={**os.environ, "RAY_ADDRESS": "", "RAY_AUTH_TOKEN": "not-the-token"},
     capture_output=True, text=True, timeout=120,
 )
-print(json.dumps({"gcs": gcs, "intruder_rc": intruder.returncode, "intruder_err": intruder.stderr[-2000:]}))
+print(json.dumps({
+    "gcs": gcs, "intruder_rc": intruder.returncode, "intruder_err": intruder.stderr[-2000:],
+    "root": root, "session": session, "folders": folders,
+}))
 ray.shutdown()
 """
 
 
-@pytest.mark.slow  # ~35 s: the intruder's client retries before giving up
-def test_local_ray_ignores_ray_address_and_refuses_a_wrong_token(tmp_path: Path) -> None:
-    # RAY_ADDRESS names a cluster, but ray.address is "": a private local instance starts anyway,
-    # with a token from the environment only (nothing written to ~/.ray).
-    home = tmp_path / "home"
-    home.mkdir()
+@pytest.fixture(scope="module")
+def private_ray_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """PRIVATE_RAY_SCRIPT's findings, and the HOME it ran with. RAY_ADDRESS names a cluster, but ray.address
+    is "": a private local instance starts anyway, with a token from the environment only."""
+    home = tmp_path_factory.mktemp("home")
     env = {**os.environ, "RAY_ADDRESS": "127.0.0.1:9", "HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0"}
     for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"):
         env.pop(name, None)
     done = subprocess.run(
-        [sys.executable, "-c", LOCAL_RAY_SCRIPT],
+        [sys.executable, "-c", PRIVATE_RAY_SCRIPT],
         cwd=Path(__file__).resolve().parents[1],
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), home
+
+
+@pytest.mark.slow  # ~35 s: the intruder's client retries before giving up
+def test_local_ray_ignores_ray_address_and_refuses_a_wrong_token(
+    private_ray_run: tuple[dict[str, Any], Path],
+) -> None:
+    result, home = private_ray_run
     assert result["gcs"].startswith("127.0.0.1:") and not result["gcs"].endswith(":9")
     assert result["intruder_rc"] != 0 and "InvalidAuthToken" in result["intruder_err"], result
-    assert list(home.iterdir()) == []
+    assert list(home.iterdir()) == []  # nothing written to ~/.ray
+
+
+def test_private_ray_uses_its_own_0700_temp_folder_removed_at_exit(
+    private_ray_run: tuple[dict[str, Any], Path],
+) -> None:
+    """Ray's temp folders are this user's only (0700), and the private Ray keeps its own, removed at exit
+    (issue 24)."""
+    result, _ = private_ray_run
+    root = Path(result["root"])
+    # Its own folder made by mkdtemp under /tmp, not the shared /tmp/ray.
+    assert root.parent == Path(TEMP_PARENT) and root.name.startswith(TEMP_PREFIX), root
+    assert Path(result["session"]).is_relative_to(root)
+    folders: dict[str, int] = result["folders"]
+    # The folders the issue names, and every other one Ray made, are this user's only.
+    assert folders["."] == 0o700 and folders["ray"] == 0o700
+    names = {Path(relative).name for relative in folders}
+    assert {"sockets", "runtime_resources", "logs"} <= names, sorted(names)
+    assert {relative: oct(mode) for relative, mode in folders.items() if mode & 0o077} == {}
+    assert not os.path.lexists(root)  # removed when the process exited
 
 
 @pytest.fixture(scope="module")
