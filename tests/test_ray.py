@@ -1,4 +1,5 @@
-"""The Ray paths: a local instance shared by the tests, and the project cluster (`make ray-up`) with two nodes."""
+"""The Ray paths: a local instance shared by the tests, and the project cluster (`make ray-up`) with two nodes,
+also for the stages themselves (ccnews_ingest, dedup_signatures, dedup as stage processes joining it)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,10 @@ from almanac.core.parallel import RayConfig, init_ray, parallel_map, parallel_st
 from almanac.core.ray_cluster import (
     TEMP_PARENT,
     TEMP_PREFIX,
-    add_node,
     read_cluster,
-    start_cluster,
-    stop_cluster,
 )
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
+from tests.support.project import make_project, output_digests, run
 from tests.test_dedup import article, edit, random_text
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a real Ray instance takes ~15 s to start
@@ -202,18 +201,40 @@ def test_private_ray_uses_its_own_0700_temp_folder_removed_at_exit(
     assert not os.path.lexists(root)  # removed when the process exited
 
 
+# The project cluster (`make ray-up RAY_NODES=2`: `python -m almanac.core.ray_cli up --nodes 2`) in a scratch
+# project, shared by this module's cluster tests (a two-raylet start is ~20 s of CPU): the stages' test below
+# runs its stages in that project. Two of the sample's months are enough for what Ray changes (several
+# signing tasks per month, dedup across months); signing in batches of 3 articles (several tasks per crawl
+# month), banding in 2 shards, in the cluster's project and in the serial one alike.
+STAGE_MONTHS = ("2025-05", "2025-06")
+STAGE_PARAMS = {"months": list(STAGE_MONTHS), "dedup__sign_batch_rows": 3, "dedup__band_shards": 2}
+STAGE_OUTPUTS = ("data/ingest", "data/dedup", "data/articles")
+
+
 @pytest.fixture(scope="module")
 def project_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The project cluster of ``make ray-up`` plus a worker node: two `ray start` processes, 1 CPU each."""
-    root = tmp_path_factory.mktemp("cluster")
-    start_cluster(root, num_cpus=1, object_store_mb=100)
-    cluster = add_node(root, num_cpus=1, object_store_mb=100)
+    """A project whose cluster `ray_cli up --nodes 2` started: two raylets on 127.0.0.1, 1 CPU each, token
+    auth; stages there join it (``ray.address: auto``, no size floor so the sample's few items go to Ray).
+    `ray_cli down` stops exactly it at the end."""
+    root = make_project(
+        tmp_path_factory.mktemp("cluster") / "project",
+        ray__address="auto",
+        ray__executor="ray",
+        ray__min_bytes=0,
+        ray__num_cpus=1,
+        ray__object_store_mb=100,
+        **STAGE_PARAMS,
+    )
+    up = run([sys.executable, "-m", "almanac.core.ray_cli", "up", "--nodes", "2"], root)
+    cluster = read_cluster(root)
     started = [psutil.Process(node.pid) for node in cluster.nodes]
     tree = [*started, *(child for node in started for child in node.children(recursive=True))]
     try:
+        assert "2 node(s)" in up.stdout, up.stdout
         yield root
     finally:
-        stop_cluster(root)
+        down = run([sys.executable, "-m", "almanac.core.ray_cli", "down"], root)
+        assert "Ray processes stopped" in down.stdout, down.stdout
         assert [process.pid for process in tree if process.is_running()] == []
         assert not Path(cluster.temp_dir).exists() and not (root / ".ray" / "cluster.json").exists()
 
@@ -319,3 +340,36 @@ def test_dedup_on_a_two_node_cluster_is_byte_identical_to_in_process(project_clu
     assert _tree_digests(work / "cluster") == serial
     metrics = json.loads((work / "serial" / "metrics.json").read_text())
     assert metrics["rejected_by_reason"]["near_duplicate"] > 0, metrics
+
+
+def _stages(project: Path) -> dict[str, str]:
+    """Run ccnews_ingest, dedup_signatures and dedup as stage processes for every crawl month; stderr of
+    each, by stage name."""
+    said = {}
+    for month in STAGE_MONTHS:
+        said[f"ccnews_ingest@{month}"] = run(
+            [sys.executable, "-m", "stages.ccnews_ingest", "--month", month], project
+        ).stderr
+    for month in STAGE_MONTHS:
+        command = [sys.executable, "-m", "stages.dedup_signatures", "--month", month]
+        said[f"dedup_signatures@{month}"] = run(command, project).stderr
+    said["dedup"] = run([sys.executable, "-m", "stages.dedup"], project).stderr
+    return said
+
+
+def test_ingest_signatures_and_dedup_on_a_two_raylet_cluster_match_the_serial_run(
+    project_cluster: Path, tmp_path: Path
+) -> None:
+    """The stages themselves (never dedup internals) on the project cluster write the very bytes the
+    serial run writes."""
+    serial = make_project(tmp_path / "serial", ray__executor="serial", **STAGE_PARAMS)
+    _stages(serial)
+    said = _stages(project_cluster)
+    # Every stage joined the two-node cluster (1 CPU per raylet) and none fell back or started its own.
+    joined = f"joined Ray cluster at {read_cluster(project_cluster).address} (2 CPUs)"
+    assert {stage: joined in stderr for stage, stderr in said.items()} == dict.fromkeys(said, True), said
+    assert not any("ray: could not start" in err or "started local Ray" in err for err in said.values())
+    digests = output_digests(serial, STAGE_OUTPUTS)
+    assert any(name.startswith("data/dedup/signatures/") for name in digests), sorted(digests)
+    assert any(name.startswith("data/articles/") for name in digests), sorted(digests)
+    assert output_digests(project_cluster, STAGE_OUTPUTS) == digests
