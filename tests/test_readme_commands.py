@@ -159,6 +159,7 @@ def runnable(command: str) -> bool:
     return not any(command.startswith(prefix) for prefix in NOT_RUN)
 
 
+@pytest.mark.rebuilds  # the longest test on the build (README's param change reruns MIRAI): it starts first
 def test_every_readme_command_runs_as_written(sample_build: Path, tmp_path: Path) -> None:
     project = tmp_path / "clone"
     shutil.copytree(sample_build, project, symlinks=True)

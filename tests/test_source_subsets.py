@@ -12,7 +12,7 @@ import yaml
 
 from tests.support.project import BIN, dvc, render_lists, run
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.rebuilds]  # reruns the ~12 stages that read the corpus
 
 
 def _ran(stdout: str) -> set[str]:
