@@ -1,4 +1,5 @@
-"""The Ray paths: a local instance shared by the tests, and the project cluster (`make ray-up`) with two nodes."""
+"""The Ray paths: a local instance shared by the tests, and the project cluster (`make ray-up`) with two nodes,
+also for the stages themselves (ccnews_ingest, dedup_signatures, dedup as stage processes joining it)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,20 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pyarrow as pa
 import pytest
 
 from almanac.core.parallel import RayConfig, init_ray, parallel_map, parallel_stream
-from almanac.core.ray_cluster import add_node, read_cluster, start_cluster, stop_cluster
+from almanac.core.ray_cluster import (
+    TEMP_PARENT,
+    TEMP_PREFIX,
+    read_cluster,
+)
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
+from tests.support.project import make_project, output_digests, run
 from tests.test_dedup import article, edit, random_text
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]  # a real Ray instance takes ~15 s to start
@@ -109,59 +116,125 @@ def test_local_ray_listens_on_loopback_only_with_token_auth(local_ray: None) -> 
     assert get_authentication_mode() == AuthenticationMode.TOKEN
 
 
-LOCAL_RAY_SCRIPT = """
+# One private Ray in a child process serves two tests (a Ray start is ~10 s of CPU): it runs one task on a
+# worker (so the workers' folders exist too), lists every folder below Ray's temp folder with its mode, lets
+# an intruder with a wrong token try to join, and exits.
+PRIVATE_RAY_SCRIPT = """
 import json, os, subprocess, sys
 import ray
 from almanac.core.parallel import RayConfig, init_ray
 
+def square(value):
+    return value * value
+
 init_ray(RayConfig(num_cpus=1, object_store_mb=100))
+assert ray.get(ray.remote(square).remote(7)) == 49
+session = ray._private.worker.global_worker.node.get_session_dir_path()
+root = os.path.dirname(os.path.dirname(session))  # <holder>/ray/session_...
+folders = {}
+for parent, dirs, _ in os.walk(root):
+    for name in dirs:
+        path = os.path.join(parent, name)
+        if not os.path.islink(path):  # session_latest is a link (mode 0777 by nature, never followed)
+            folders[os.path.relpath(path, root)] = os.lstat(path).st_mode & 0o777
+folders["."] = os.lstat(root).st_mode & 0o777
 gcs = ray._private.worker._global_node.gcs_address
 intruder = subprocess.run(
     [sys.executable, "-c", f"import ray; ray.init(address={gcs!r})"],
     env={**os.environ, "RAY_ADDRESS": "", "RAY_AUTH_TOKEN": "not-the-token"},
     capture_output=True, text=True, timeout=120,
 )
-print(json.dumps({"gcs": gcs, "intruder_rc": intruder.returncode, "intruder_err": intruder.stderr[-2000:]}))
+print(json.dumps({
+    "gcs": gcs, "intruder_rc": intruder.returncode, "intruder_err": intruder.stderr[-2000:],
+    "root": root, "session": session, "folders": folders,
+}))
 ray.shutdown()
 """
 
 
-@pytest.mark.slow  # ~35 s: the intruder's client retries before giving up
-def test_local_ray_ignores_ray_address_and_refuses_a_wrong_token(tmp_path: Path) -> None:
-    # RAY_ADDRESS names a cluster, but ray.address is "": a private local instance starts anyway,
-    # with a token from the environment only (nothing written to ~/.ray).
-    home = tmp_path / "home"
-    home.mkdir()
+@pytest.fixture(scope="module")
+def private_ray_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    """PRIVATE_RAY_SCRIPT's findings, and the HOME it ran with. RAY_ADDRESS names a cluster, but ray.address
+    is "": a private local instance starts anyway, with a token from the environment only."""
+    home = tmp_path_factory.mktemp("home")
     env = {**os.environ, "RAY_ADDRESS": "127.0.0.1:9", "HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0"}
     for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"):
         env.pop(name, None)
     done = subprocess.run(
-        [sys.executable, "-c", LOCAL_RAY_SCRIPT],
+        [sys.executable, "-c", PRIVATE_RAY_SCRIPT],
         cwd=Path(__file__).resolve().parents[1],
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), home
+
+
+@pytest.mark.slow  # ~35 s: the intruder's client retries before giving up
+def test_local_ray_ignores_ray_address_and_refuses_a_wrong_token(
+    private_ray_run: tuple[dict[str, Any], Path],
+) -> None:
+    result, home = private_ray_run
     assert result["gcs"].startswith("127.0.0.1:") and not result["gcs"].endswith(":9")
     assert result["intruder_rc"] != 0 and "InvalidAuthToken" in result["intruder_err"], result
-    assert list(home.iterdir()) == []
+    assert list(home.iterdir()) == []  # nothing written to ~/.ray
+
+
+def test_private_ray_uses_its_own_0700_temp_folder_removed_at_exit(
+    private_ray_run: tuple[dict[str, Any], Path],
+) -> None:
+    """Ray's temp folders are this user's only (0700), and the private Ray keeps its own, removed at exit
+    (issue 24)."""
+    result, _ = private_ray_run
+    root = Path(result["root"])
+    # Its own folder made by mkdtemp under /tmp, not the shared /tmp/ray.
+    assert root.parent == Path(TEMP_PARENT) and root.name.startswith(TEMP_PREFIX), root
+    assert Path(result["session"]).is_relative_to(root)
+    folders: dict[str, int] = result["folders"]
+    # The folders the issue names, and every other one Ray made, are this user's only.
+    assert folders["."] == 0o700 and folders["ray"] == 0o700
+    names = {Path(relative).name for relative in folders}
+    assert {"sockets", "runtime_resources", "logs"} <= names, sorted(names)
+    assert {relative: oct(mode) for relative, mode in folders.items() if mode & 0o077} == {}
+    assert not os.path.lexists(root)  # removed when the process exited
+
+
+# The project cluster (`make ray-up RAY_NODES=2`: `python -m almanac.core.ray_cli up --nodes 2`) in a scratch
+# project, shared by this module's cluster tests (a two-raylet start is ~20 s of CPU): the stages' test below
+# runs its stages in that project. Two of the sample's months are enough for what Ray changes (several
+# signing tasks per month, dedup across months); signing in batches of 3 articles (several tasks per crawl
+# month), banding in 2 shards, in the cluster's project and in the serial one alike.
+STAGE_MONTHS = ("2025-05", "2025-06")
+STAGE_PARAMS = {"months": list(STAGE_MONTHS), "dedup__sign_batch_rows": 3, "dedup__band_shards": 2}
+STAGE_OUTPUTS = ("data/ingest", "data/dedup", "data/articles")
 
 
 @pytest.fixture(scope="module")
 def project_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The project cluster of ``make ray-up`` plus a worker node: two `ray start` processes, 1 CPU each."""
-    root = tmp_path_factory.mktemp("cluster")
-    start_cluster(root, num_cpus=1, object_store_mb=100)
-    cluster = add_node(root, num_cpus=1, object_store_mb=100)
+    """A project whose cluster `ray_cli up --nodes 2` started: two raylets on 127.0.0.1, 1 CPU each, token
+    auth; stages there join it (``ray.address: auto``, no size floor so the sample's few items go to Ray).
+    `ray_cli down` stops exactly it at the end."""
+    root = make_project(
+        tmp_path_factory.mktemp("cluster") / "project",
+        ray__address="auto",
+        ray__executor="ray",
+        ray__min_bytes=0,
+        ray__num_cpus=1,
+        ray__object_store_mb=100,
+        **STAGE_PARAMS,
+    )
+    up = run([sys.executable, "-m", "almanac.core.ray_cli", "up", "--nodes", "2"], root)
+    cluster = read_cluster(root)
     started = [psutil.Process(node.pid) for node in cluster.nodes]
     tree = [*started, *(child for node in started for child in node.children(recursive=True))]
     try:
+        assert "2 node(s)" in up.stdout, up.stdout
         yield root
     finally:
-        stop_cluster(root)
+        down = run([sys.executable, "-m", "almanac.core.ray_cli", "down"], root)
+        assert "Ray processes stopped" in down.stdout, down.stdout
         assert [process.pid for process in tree if process.is_running()] == []
         assert not Path(cluster.temp_dir).exists() and not (root / ".ray" / "cluster.json").exists()
 
@@ -267,3 +340,36 @@ def test_dedup_on_a_two_node_cluster_is_byte_identical_to_in_process(project_clu
     assert _tree_digests(work / "cluster") == serial
     metrics = json.loads((work / "serial" / "metrics.json").read_text())
     assert metrics["rejected_by_reason"]["near_duplicate"] > 0, metrics
+
+
+def _stages(project: Path) -> dict[str, str]:
+    """Run ccnews_ingest, dedup_signatures and dedup as stage processes for every crawl month; stderr of
+    each, by stage name."""
+    said = {}
+    for month in STAGE_MONTHS:
+        said[f"ccnews_ingest@{month}"] = run(
+            [sys.executable, "-m", "stages.ccnews_ingest", "--month", month], project
+        ).stderr
+    for month in STAGE_MONTHS:
+        command = [sys.executable, "-m", "stages.dedup_signatures", "--month", month]
+        said[f"dedup_signatures@{month}"] = run(command, project).stderr
+    said["dedup"] = run([sys.executable, "-m", "stages.dedup"], project).stderr
+    return said
+
+
+def test_ingest_signatures_and_dedup_on_a_two_raylet_cluster_match_the_serial_run(
+    project_cluster: Path, tmp_path: Path
+) -> None:
+    """The stages themselves (never dedup internals) on the project cluster write the very bytes the
+    serial run writes."""
+    serial = make_project(tmp_path / "serial", ray__executor="serial", **STAGE_PARAMS)
+    _stages(serial)
+    said = _stages(project_cluster)
+    # Every stage joined the two-node cluster (1 CPU per raylet) and none fell back or started its own.
+    joined = f"joined Ray cluster at {read_cluster(project_cluster).address} (2 CPUs)"
+    assert {stage: joined in stderr for stage, stderr in said.items()} == dict.fromkeys(said, True), said
+    assert not any("ray: could not start" in err or "started local Ray" in err for err in said.values())
+    digests = output_digests(serial, STAGE_OUTPUTS)
+    assert any(name.startswith("data/dedup/signatures/") for name in digests), sorted(digests)
+    assert any(name.startswith("data/articles/") for name in digests), sorted(digests)
+    assert output_digests(project_cluster, STAGE_OUTPUTS) == digests
