@@ -185,3 +185,18 @@ def test_make_repro_with_stages_built_once_still_reruns_an_edited_stage(
     assert repro.main([]) == 0
     assert "2 stages ran" in capsys.readouterr().out
     assert (tmp_path / "b.txt").read_text(encoding="utf-8") == "two\n"
+
+
+def test_the_params_loader_reads_what_safe_load_reads() -> None:
+    """load_params parses with libyaml under PyYAML's safe constructor: YAML 1.1 booleans, dates, octal-looking
+    and quoted strings come out as yaml.safe_load gives them (worked out: yes -> True, 2025-03-01 -> a date)."""
+    import datetime
+
+    import yaml
+
+    from almanac.core.params import SAFE_LOADER
+
+    text = "a: yes\nb: 2025-03-01\nc: '010'\nd: 010\ne: [1.5, null, ~]\nf: {g: 'x: y'}\n"
+    loaded = yaml.load(text, Loader=SAFE_LOADER)
+    assert loaded == yaml.safe_load(text)
+    assert loaded["a"] is True and loaded["b"] == datetime.date(2025, 3, 1) and loaded["c"] == "010"
