@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from almanac.core import repro
 from almanac.core.repro import HeldPaths, ReproTally, lookup, memoised_parser
 
 
@@ -109,3 +113,90 @@ def test_dumping_a_safe_parse_of_dvc_lock_gives_the_round_trip_bytes() -> None:
         stream = io.StringIO()
         _dump(parse_yaml(LOCK_TEXT, "dvc.lock", typ=typ), stream)
         assert stream.getvalue() == LOCK_TEXT, typ
+
+
+def _dvc_project(root: Path, stages: str) -> Any:
+    from dvc.repo import Repo
+
+    Repo.init(str(root), no_scm=True)
+    (root / "dvc.yaml").write_text(stages, encoding="utf-8")
+    return Repo(str(root))
+
+
+TWO_STAGES = """stages:
+  first:
+    cmd: echo one > a.txt
+    outs: [a.txt]
+  second:
+    cmd: cat a.txt > b.txt
+    deps: [a.txt]
+    outs: [b.txt]
+"""
+
+
+def test_the_stages_of_a_whole_file_are_the_index_stages_built_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repro._stages_built_once()
+    monkeypatch.chdir(tmp_path)
+    repo = _dvc_project(tmp_path, TWO_STAGES)
+    collected = repo.stage.collect("dvc.yaml")
+    assert [stage.addressing for stage in collected] == ["first", "second"]
+    # the same objects the graph holds: no second build of every dep and out
+    assert all(any(stage is built for built in repo.index.stages) for stage in collected)
+    # a named target is still built by DVC itself
+    (named,) = repo.stage.collect("second")
+    assert named.addressing == "second" and not any(named is built for built in repo.index.stages)
+
+
+def test_an_edit_after_the_index_was_built_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repro._stages_built_once()
+    monkeypatch.chdir(tmp_path)
+    repo = _dvc_project(tmp_path, TWO_STAGES)
+    assert len(repo.index.stages) == 2
+    (tmp_path / "dvc.yaml").write_text(TWO_STAGES + "  third:\n    cmd: echo three\n", encoding="utf-8")
+    # the index was built before this call, from an older text: DVC's own build reads the file again
+    assert [stage.addressing for stage in repo.stage.collect("dvc.yaml")] == ["first", "second", "third"]
+    from dvc.repo import Repo
+
+    assert [stage.addressing for stage in Repo(str(tmp_path)).stage.collect("dvc.yaml")] == [
+        "first",
+        "second",
+        "third",
+    ]
+
+
+def test_make_repro_with_stages_built_once_still_reruns_an_edited_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _dvc_project(
+        tmp_path,
+        TWO_STAGES.replace("echo one", "echo $(cat in.txt)").replace(
+            "outs: [a.txt]", "deps: [in.txt]\n    outs: [a.txt]"
+        ),
+    )
+    (tmp_path / "in.txt").write_text("one\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert repro.main([]) == 0
+    assert "2 stages ran" in capsys.readouterr().out
+    assert repro.main([]) == 0
+    assert "nothing to do, 2 stages up to date" in capsys.readouterr().out
+    (tmp_path / "in.txt").write_text("two\n", encoding="utf-8")
+    assert repro.main([]) == 0
+    assert "2 stages ran" in capsys.readouterr().out
+    assert (tmp_path / "b.txt").read_text(encoding="utf-8") == "two\n"
+
+
+def test_the_params_loader_reads_what_safe_load_reads() -> None:
+    """load_params parses with libyaml under PyYAML's safe constructor: YAML 1.1 booleans, dates, octal-looking
+    and quoted strings come out as yaml.safe_load gives them (worked out: yes -> True, 2025-03-01 -> a date)."""
+    import datetime
+
+    import yaml
+
+    from almanac.core.params import SAFE_LOADER
+
+    text = "a: yes\nb: 2025-03-01\nc: '010'\nd: 010\ne: [1.5, null, ~]\nf: {g: 'x: y'}\n"
+    loaded = yaml.load(text, Loader=SAFE_LOADER)
+    assert loaded == yaml.safe_load(text)
+    assert loaded["a"] is True and loaded["b"] == datetime.date(2025, 3, 1) and loaded["c"] == "010"

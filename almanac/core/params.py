@@ -21,6 +21,9 @@ from almanac.core.params_schema import ParamsError
 
 T = TypeVar("T")
 DEFAULT_PARAMS = Path("params.yaml")
+# libyaml's scanner and parser under PyYAML's own safe constructor and resolver: the same values as
+# yaml.safe_load, ~10x faster on the 24 KB params.yaml (read by every stage and by make repro at start-up).
+SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_params(path: str | Path = DEFAULT_PARAMS) -> dict[str, Any]:
@@ -28,7 +31,7 @@ def load_params(path: str | Path = DEFAULT_PARAMS) -> dict[str, Any]:
     every command and stage at start-up with one line naming the key, not a stage later on."""
     try:
         with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle) or {}
+            data = yaml.load(handle, Loader=SAFE_LOADER) or {}
     except yaml.YAMLError as error:
         raise ParamsError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None
     if not isinstance(data, dict):
