@@ -27,6 +27,7 @@ pytestmark = pytest.mark.slow
 
 # Docs whose commands only benchmarks run (minutes at scale): their own entry point is `make bench`.
 UNRUN_DOCS = {
+    "docs/corpus_parts.md": "bench.dedup_scale builds 200k articles, minutes; `make bench` runs its N = 4 form",
     "docs/scaling.md": "bench.dedup_scale --million and bench.dedup take minutes; `make bench` runs them",
     "docs/testing.md": "a developer's loop with a placeholder (`tests/<dir>`); `make test` is what CI runs",
 }
