@@ -189,6 +189,12 @@ def remove_month(args: argparse.Namespace) -> int:
             path.rmdir()
     if record["build"] == "all":
         _dvc("repro")
+    elif record["build"] == "month":
+        # The month's build ran code_hashes on the edited params.yaml: run it again on the restored one, so
+        # data/code/params.json and its dvc.lock entry are what they were before the add (byte for byte).
+        from almanac.pipeline.code_stage import CODE_HASHES
+
+        _dvc("repro", CODE_HASHES)
     manifest.unlink()
     if not any(MANIFESTS.iterdir()):
         MANIFESTS.rmdir()

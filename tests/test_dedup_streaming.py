@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from almanac.core.io import write_month_partitions
+from almanac.core.layout import articles_dir, month_files, read_month_articles
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
 from almanac.core.schemas import ARTICLE_SCHEMA, table_from_rows
@@ -24,7 +25,7 @@ from almanac.dedup.banding import (
     shard_bounds,
     shard_pairs,
 )
-from almanac.dedup.corpus_io import StoredTexts, write_corpus
+from almanac.dedup.corpus_io import StoredTexts, corpus_parts, write_parts
 from almanac.dedup.minhash import SENTINEL, MinHashConfig, jaccard, shingle_sets, shingles, signatures
 from almanac.dedup.near_duplicates import DedupConfig, deduplicate, record_selection
 from almanac.dedup.signature_store import read_signed, sign_crawl_month, signature_matrix
@@ -170,7 +171,12 @@ def test_file_based_dedup_equals_in_memory_dedup(tmp_path: Path) -> None:
         SERIAL,
     )
     record_selection(ledger, selection)
-    write_corpus(signed.meta, selection.kept, months, tmp_path / "articles", config.text_batch_rows)
+    starts, first = [], 0  # each crawl month's first metadata row: its signatures come in crawl order
+    for crawl, path in zip(months, paths, strict=True):
+        starts.append((crawl, first))
+        first += pq.ParquetFile(path).metadata.num_rows
+    parts = corpus_parts(signed.meta, selection.kept, months, starts)
+    write_parts(signed.meta, parts, tmp_path / articles_dir(), config.text_batch_rows)
     reading_order = pa.concat_tables(
         [pq.read_table(path) for directory in crawls for path in sorted(directory.glob("*.parquet"))]
     ).cast(ARTICLE_SCHEMA)
@@ -182,9 +188,11 @@ def test_file_based_dedup_equals_in_memory_dedup(tmp_path: Path) -> None:
         "near_duplicate": 3,
         "publish_month_out_of_scope": 1,
     }
-    written = pa.concat_tables([pq.read_table(tmp_path / "articles" / f"{m}.parquet") for m in months])
+    written = pa.concat_tables([read_month_articles(m, tmp_path) for m in months])
     assert written.cast(ARTICLE_SCHEMA).equals(kept)
-    assert pq.ParquetFile(tmp_path / "articles" / "2025-05.parquet").metadata.num_row_groups == 2  # 3 rows
+    # May's 4 kept articles were all crawled in May: one part, in row groups of text_batch_rows (2)
+    may = [pq.ParquetFile(path).metadata for path in month_files("2025-05", tmp_path)]
+    assert [(meta.num_rows, meta.num_row_groups) for meta in may] == [(4, 2)]
     # the copy of s5 published before it is the one kept; the April original is kept over its May copy
     urls = set(kept.column("url").to_pylist())
     assert "https://copy2.example/a" in urls and "https://s5.example/a" not in urls

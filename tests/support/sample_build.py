@@ -134,9 +134,9 @@ PHASES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
         ("gdelt_clean", "wiki_filter", "wcep_ingest", "series_ingest"),
     ),
     (  # OpenForesight and FutureSim | MIRAI and OpenForecast (the series questions read the FutureSim
-        # index, so the closing `dvc repro` builds them)
-        ("corpus_stats", "openforesight_report", "futuresim_funnel"),
-        ("mirai_report", "gdelt_stats", "openforecast_report", "event_stats"),
+        # index, and every report reads the one check stage, so the closing `dvc repro` builds those)
+        ("corpus_stats", "foresight_funnel", "futuresim_funnel"),
+        ("relation_split", "gdelt_stats", "event_stats"),
     ),
 )
 
@@ -163,7 +163,9 @@ def plan(project: Path) -> list[list[list[str]]]:
     for groups in PHASES:
         closures = []
         for targets in groups:
-            names = {name for target in targets if target in by_name for name in {target, *upstream[target]}}
+            # a per-month stage named without its month (``relation_split``) stands for all its items
+            stages = {name for name in by_name if name in targets or name.partition("@")[0] in targets}
+            names = {name for stage in stages for name in {stage, *upstream[stage]}}
             closures.append(names - built)
         shared = set.intersection(*closures)
         sets = [
