@@ -67,8 +67,10 @@ class Writer:
         self.open: dict[tuple[str, str], pq.ParquetWriter] = {}
 
     def write(self, crawl: str, rows: dict[str, list[Any]]) -> None:
-        table = pa.table(rows, schema=ARTICLE_SCHEMA)
-        for month in sorted(set(rows["publish_month"])):
+        self.write_table(crawl, pa.table(rows, schema=ARTICLE_SCHEMA))
+
+    def write_table(self, crawl: str, table: pa.Table) -> None:
+        for month in sorted(set(pa.compute.unique(table.column("publish_month")).to_pylist())):
             part = table.filter(pa.compute.equal(table.column("publish_month"), month))
             key = (crawl, month)
             if key not in self.open:

@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from almanac.core.ids import content_id
@@ -177,21 +176,9 @@ def make_month(root: Path, docs: int, crawl: str, month_index: int, seed: int, f
             table, planted = make_batch(
                 crawl, month_index, batch, size, seed, first_serial + low, words_table
             )
-            _write(writer, crawl, table)
+            writer.write_table(crawl, table)
             planted_out.write_table(planted)
     writer.close()
-
-
-def _write(writer: Writer, crawl: str, table: pa.Table) -> None:
-    """``Writer.write`` for a table: one ingest file per (crawl month, publish month)."""
-    for month in sorted(set(pc.unique(table.column("publish_month")).to_pylist())):
-        part = table.filter(pc.equal(table.column("publish_month"), month))
-        key = (crawl, month)
-        if key not in writer.open:
-            path = writer.root / "data" / "ingest" / crawl / "articles" / f"{month}.parquet"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            writer.open[key] = pq.ParquetWriter(path, ARTICLE_SCHEMA, compression=PARQUET_COMPRESSION)
-        writer.open[key].write_table(part)
 
 
 def _month_task(task: tuple[Path, int, str, int, int, int]) -> None:
