@@ -75,14 +75,28 @@ def _needs_sample(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(trylast=True)  # after any shuffling plugin: it still shuffles within each of the two groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests on the built sample run last, so the build (started at collection) overlaps everything else.
-    Among them, the ones marked `rebuilds` (a long `dvc repro` of their own) go first, so that on several
-    workers the longest work starts earliest. (The other tests keep their shuffled order: xdist's worksteal
-    hands each worker a contiguous share, so putting the slow ones first would give them all to one.)"""
+    """Tests on the built sample start the last worker's share, the ones marked `rebuilds` (a long `dvc repro`
+    of their own) first: that worker waits for the build (started at collection) while the others run the
+    rest, then begins the longest work as soon as the build is done instead of at the end of the run, where
+    one long test left the other core idle. xdist's worksteal gives each worker a contiguous share of the
+    collected list (``last_share_start``) and later moves the tail of a long queue to an idle worker, so
+    the other tests keep their shuffled order. In one process (no xdist), they simply run last."""
     rest = [item for item in items if not _needs_sample(item)]
     built = [item for item in items if _needs_sample(item)]
     built.sort(key=lambda item: item.get_closest_marker("rebuilds") is None)  # stable: keeps the order else
-    items[:] = rest + built
+    at = last_share_start(len(items), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    items[:] = rest[:at] + built + rest[at:]
+
+
+def last_share_start(count: int, workers: int) -> int:
+    """Where the last worker's first share of ``count`` collected tests starts: worksteal hands the idle
+    workers, in turn, an equal part of what is still pending (so 1007 and 1008 of 2,015 on two workers)."""
+    if workers <= 1:
+        return count
+    start = 0
+    for turn in range(workers - 1):
+        start += (count - start) // (workers - turn)
+    return start
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -140,3 +140,13 @@ def test_the_parallel_plan_keeps_both_cores_busy_on_this_dag() -> None:
         seen |= set(first) | set(second)
     assert "dedup" in phases[0][0] and "wiki_filter" in phases[0][1]
     assert sample_build.CODE_HASHES not in seen
+
+
+def test_the_tests_on_the_build_start_the_last_workers_share() -> None:
+    """worksteal's first shares, worked out by hand: each idle worker in turn gets what is pending divided by
+    the workers left (2,015 on two: 1,007 then 1,008; 10 on three: 3, 3, 4)."""
+    from tests.conftest import last_share_start
+
+    assert last_share_start(2015, 2) == 1007
+    assert last_share_start(10, 3) == 6
+    assert last_share_start(10, 1) == 10  # one process: the tests on the build run last
