@@ -84,7 +84,16 @@ def test_each_stage_line_is_shown_once_among_the_waiting_workers(
     assert shown == [] and second == []
 
 
-def test_tests_on_the_sample_run_last_the_rebuilding_ones_first() -> None:
+@pytest.mark.parametrize(
+    ("workers", "order"),
+    [
+        ("1", ["unit", "unit2", "mypy", "rebuilds", "reads"]),  # one process: last, rebuilding ones first
+        ("2", ["unit", "unit2", "rebuilds", "reads", "mypy"]),  # two: they begin the second share (2 of 5)
+    ],
+)
+def test_tests_on_the_sample_begin_the_last_share_the_rebuilding_ones_first(
+    workers: str, order: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     def item(name: str, fixtures: tuple[str, ...], *markers: str) -> SimpleNamespace:
         def marker(wanted: str) -> object | None:
             return object() if wanted in markers else None
@@ -98,8 +107,9 @@ def test_tests_on_the_sample_run_last_the_rebuilding_ones_first() -> None:
         item("unit2", ()),
         item("mypy", (), "slow"),
     ]
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", workers)
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
-    assert [i.name for i in items] == ["unit", "unit2", "mypy", "rebuilds", "reads"]
+    assert [i.name for i in items] == order
 
 
 def test_a_long_test_gets_a_still_running_line() -> None:
