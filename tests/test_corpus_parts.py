@@ -22,20 +22,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from almanac.core.ids import content_id
-from almanac.core.io import write_parquet
 from almanac.core.layout import month_files, read_corpus, read_month_articles
-from almanac.core.parallel import RayConfig
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.corpus_io import corpus_parts
-from almanac.dedup.incremental import dedup_corpus
-from almanac.dedup.near_duplicates import DedupConfig, record_selection
-from almanac.dedup.signature_store import sign_crawl_month
+from almanac.dedup.near_duplicates import DedupConfig
 from almanac.futuresim.own_article import article_texts
 from bench.dedup_scale import _append
+from tests.support.dedup_runs import deduplicate, sign
 
 MONTHS = ["2024-01", "2024-02", "2024-03"]
 CONFIG = DedupConfig(sign_batch_rows=2, text_batch_rows=2)  # tiny batches: every path splits
-SERIAL = RayConfig(executor="serial")
 WORDS = [f"w{number}" for number in range(20_000)]
 
 
@@ -78,19 +74,11 @@ def _write_crawl(crawl: str) -> None:
         path = Path("data/ingest") / crawl / "articles" / f"{month}.parquet"
         path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.table(rows, schema=ARTICLE_SCHEMA), path)
-    sign_crawl_month(
-        Path("data/ingest") / crawl / "articles",
-        Path("data/dedup/signatures") / f"{crawl}.parquet",
-        CONFIG.minhash,
-        CONFIG.sign_batch_rows,
-    )
+    sign(crawl, CONFIG)
 
 
 def _run(crawls: list[str]) -> dict[str, float]:
-    ledger, selection = dedup_corpus(crawls, MONTHS, CONFIG, SERIAL)
-    record_selection(ledger, selection)
-    write_parquet(ledger.rejects_table(), Path("data/dedup/rejects.parquet"))
-    return dict(ledger.run_counts)
+    return deduplicate(crawls, MONTHS, CONFIG)[1]
 
 
 def _files() -> dict[str, bytes]:

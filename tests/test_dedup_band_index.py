@@ -22,17 +22,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from almanac.core.ids import content_id
-from almanac.core.io import write_parquet
 from almanac.core.layout import read_month_articles
-from almanac.core.parallel import RayConfig
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.band_index import probe
-from almanac.dedup.incremental import dedup_corpus
-from almanac.dedup.near_duplicates import DedupConfig, record_selection
-from almanac.dedup.signature_store import sign_crawl_month
+from almanac.dedup.near_duplicates import DedupConfig
 from bench.dedup_scale import _append, make_crawl
+from tests.support.dedup_runs import deduplicate, sign
 
-SERIAL = RayConfig(executor="serial")
 CRAWLS = ["2024-01", "2024-02", "2024-03", "2024-04"]
 # small batches, so signing, verification and writing all split into several pieces
 CONFIG = DedupConfig(sign_batch_rows=64, text_batch_rows=50)
@@ -40,19 +36,12 @@ CONFIG = DedupConfig(sign_batch_rows=64, text_batch_rows=50)
 
 def _sign(crawls: list[str]) -> None:
     for crawl in crawls:
-        sign_crawl_month(
-            Path("data/ingest") / crawl / "articles",
-            Path("data/dedup/signatures") / f"{crawl}.parquet",
-            CONFIG.minhash,
-            CONFIG.sign_batch_rows,
-        )
+        sign(crawl, CONFIG)
 
 
 def _run(crawls: list[str]) -> dict[str, Any]:
-    ledger, selection = dedup_corpus(crawls, crawls, CONFIG, SERIAL)
-    record_selection(ledger, selection)
-    write_parquet(ledger.rejects_table(), Path("data/dedup/rejects.parquet"))
-    return {"metrics": ledger.metrics(), "run": dict(ledger.run_counts)}
+    metrics, run = deduplicate(crawls, crawls, CONFIG)
+    return {"metrics": metrics, "run": run}
 
 
 def _plant(project: Path) -> tuple[str, str, str]:
