@@ -58,6 +58,9 @@ class _Connection(asyncio.Protocol):
         self.buffer = bytearray()
         self.waiter: asyncio.Future[tuple[Reply, bool]] | None = None
         self.head: tuple[str, int, dict[str, str]] | None = None
+        self.head_scanned = 0  # the buffer before this offset holds no end of head: not searched again
+        self.chunked: _ChunkedBody | None = None
+        self.received = 0  # bytes of this reply so far, as sent (head included)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # A stream transport (uvloop's is not a subclass of asyncio.Transport, hence no isinstance check).
@@ -65,14 +68,15 @@ class _Connection(asyncio.Protocol):
         self.open = True
 
     def expect(self, waiter: asyncio.Future[tuple[Reply, bool]]) -> None:
-        self.waiter, self.head = waiter, None
+        self.waiter, self.head, self.head_scanned, self.chunked, self.received = waiter, None, 0, None, 0
         self.buffer.clear()
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
+        self.received += len(data)
         if self.waiter is None:  # bytes nobody asked for: this connection cannot be trusted again
             self.close()
-        elif len(self.buffer) > MAX_REPLY_BYTES:
+        elif self.received > MAX_REPLY_BYTES:
             self._fail(ReplyTooLargeError(f"a reply over {MAX_REPLY_BYTES} bytes"))
         else:
             self._settle(eof=False)
@@ -128,11 +132,13 @@ class _Connection(asyncio.Protocol):
         """The whole reply and whether the connection may carry another request, or None for more bytes."""
         buffer = self.buffer
         while self.head is None:
-            end = buffer.find(b"\r\n\r\n")
+            end = buffer.find(b"\r\n\r\n", self.head_scanned)
             if end < 0:
+                self.head_scanned = max(0, len(buffer) - 3)
                 return None
             head = _parse_head(bytes(buffer[:end]))
             del buffer[: end + 4]
+            self.head_scanned = 0
             if not 100 <= head[1] < 200:  # an interim 1xx is followed by the real reply
                 self.head = head
         version, status, headers = self.head
@@ -142,11 +148,12 @@ class _Connection(asyncio.Protocol):
         if status in (204, 304):
             body = b""
         elif "chunked" in headers.get("transfer-encoding", "").lower():
-            chunked = _dechunk(buffer)
+            if self.chunked is None:
+                self.chunked = _ChunkedBody()
+            chunked = self.chunked.read(buffer)
             if chunked is None:
                 return None
-            body, used = chunked
-            del buffer[:used]
+            body = chunked
         elif "content-length" in headers:
             try:
                 length = int(headers["content-length"])
@@ -181,30 +188,49 @@ def _parse_head(raw: bytes) -> tuple[str, int, dict[str, str]]:
     return parts[0], int(parts[1]), headers
 
 
-def _dechunk(buffer: bytearray) -> tuple[bytes, int] | None:
-    """A chunked body and the bytes it took, or None while its last chunk has not arrived."""
-    position, pieces = 0, list[bytes]()
-    while True:
-        line_end = buffer.find(b"\r\n", position)
-        if line_end < 0:
-            return None
-        try:
-            size = int(bytes(buffer[position:line_end]).split(b";", 1)[0].strip(), 16)
-        except ValueError:
-            raise MalformedReplyError("a chunk size that is not hexadecimal") from None
-        position = line_end + 2
-        if size == 0:
-            while True:  # trailers, up to an empty line
-                line_end = buffer.find(b"\r\n", position)
-                if line_end < 0:
+class _ChunkedBody:
+    """A chunked body read as its bytes arrive. Each whole chunk (and each size or trailer line) is taken
+    out of the buffer once, so a long reply read in many pieces costs its length, not reads x length."""
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes] = []
+        self.chunk_size: int | None = None  # inside a chunk: its data (then CRLF) not yet all here
+        self.in_trailers = False
+        self.scanned = 0  # the buffer before this offset holds no line end: not searched again
+
+    def read(self, buffer: bytearray) -> bytes | None:
+        """The whole body once its last chunk and trailers are in ``buffer`` (what they took is removed
+        from it, what follows is left), or None while more bytes are needed."""
+        while True:
+            if self.chunk_size is not None:
+                if len(buffer) < self.chunk_size + 2:
                     return None
-                if line_end == position:
-                    return b"".join(pieces), position + 2
-                position = line_end + 2
-        if len(buffer) < position + size + 2:
-            return None
-        pieces.append(bytes(buffer[position : position + size]))
-        position += size + 2
+                self.pieces.append(bytes(buffer[: self.chunk_size]))
+                del buffer[: self.chunk_size + 2]
+                self.chunk_size = None
+                continue
+            line_end = buffer.find(b"\r\n", self.scanned)
+            if line_end < 0:
+                self.scanned = max(0, len(buffer) - 1)
+                return None
+            line = bytes(buffer[:line_end])
+            del buffer[: line_end + 2]
+            self.scanned = 0
+            if self.in_trailers:  # trailers, up to an empty line
+                if not line:
+                    return b"".join(self.pieces)
+                continue
+            digits = line.split(b";", 1)[0].strip()
+            if not digits or not set(digits) <= _HEX_DIGITS:
+                raise MalformedReplyError(f"a chunk size that is not hexadecimal: {line[:40]!r}")
+            size = int(digits, 16)
+            if size == 0:
+                self.in_trailers = True
+            else:
+                self.chunk_size = size
+
+
+_HEX_DIGITS = frozenset(b"0123456789abcdefABCDEF")
 
 
 def _decoded(body: bytes, encoding: str) -> bytes:

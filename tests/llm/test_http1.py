@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -229,3 +230,66 @@ def test_a_reply_or_a_compressed_body_over_the_cap_is_refused_not_held(
     assert isinstance(results[0], http1.ReplyTooLargeError) and "over 1000 bytes" in str(results[0])
     assert isinstance(results[1], http1.ReplyTooLargeError) and "grows over 1000" in str(results[1])
     assert isinstance(results[2], tuple) and results[2][2] == b"0" * 900
+
+
+class _FakeTransport:
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+def _fed(pieces: list[bytes]) -> tuple[object, list[int]]:
+    """Feed a reply to one connection in ``pieces`` (one data_received each): what the caller gets (the
+    reply tuple or the exception) and the buffer's size after each piece."""
+
+    async def main() -> tuple[object, list[int]]:
+        connection = http1._Connection()
+        connection.connection_made(_FakeTransport())  # type: ignore[arg-type]
+        waiter: asyncio.Future[tuple[http1.Reply, bool]] = asyncio.get_running_loop().create_future()
+        connection.expect(waiter)
+        held = []
+        for piece in pieces:
+            connection.data_received(piece)
+            held.append(len(connection.buffer))
+            if waiter.done():
+                break
+        try:
+            return (await waiter)[0], held
+        except http1.ChatConnectionError as error:
+            return error, held
+
+    return asyncio.run(main())
+
+
+CHUNKED_HEAD = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+def test_a_chunked_reply_fed_a_byte_at_a_time_is_read_whole_with_extensions_and_trailers() -> None:
+    body = b"a\r\n0123456789\r\n3;name=v\r\n\r\nx\r\n0\r\nX-Sum: 1\r\nX-More: 2\r\n\r\n"
+    wire = CHUNKED_HEAD + body
+    reply, _ = _fed([wire[i : i + 1] for i in range(len(wire))])
+    assert reply == (200, {"transfer-encoding": "chunked"}, b"0123456789\r\nx")
+
+
+def test_chunks_already_read_leave_the_buffer_so_a_long_reply_costs_its_length_not_reads_x_length() -> None:
+    # 20,000 chunks of 10 bytes, one read each: rescanning the buffer from its start on every read (as
+    # before) walks ~2e8 chunk headers; taking each chunk out once read walks 20,000.
+    chunks = [b"a\r\n%010d\r\n" % n for n in range(20_000)]
+    started = time.process_time()
+    reply, held = _fed([CHUNKED_HEAD, *chunks, b"0\r\n\r\n"])
+    assert time.process_time() - started < 5.0  # ~0.1 s linear; minutes if quadratic
+    assert reply == (200, {"transfer-encoding": "chunked"}, b"".join(b"%010d" % n for n in range(20_000)))
+    assert max(held[1:]) == 0  # each whole chunk is taken out as soon as it is in
+
+
+def test_chunk_sizes_that_are_not_plain_hexadecimal_are_malformed_and_the_cap_counts_every_chunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for size in (b"-5", b"1_0", b"+a", b"", b"zz"):
+        reply, _ = _fed([CHUNKED_HEAD + size + b"\r\nhello\r\n0\r\n\r\n"])
+        assert isinstance(reply, MalformedReplyError), size
+    monkeypatch.setattr(http1, "MAX_REPLY_BYTES", 1000)
+    reply, _ = _fed([CHUNKED_HEAD, *([b"64\r\n" + b"y" * 100 + b"\r\n"] * 20), b"0\r\n\r\n"])
+    assert isinstance(reply, http1.ReplyTooLargeError)
