@@ -56,8 +56,12 @@ _FAILURE_COLUMNS = "key, endpoint, task, prompt_version, reason, detail, created
 _LOOKUP_CHUNK = 500  # stay below SQLite's bound-parameter limit
 
 
+# The canonical JSON of a key's payload; one encoder for the process (json.dumps builds one per call).
+CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def cache_key(payload: Mapping[str, Any]) -> str:
-    canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    canonical = CANONICAL_JSON.encode(payload)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

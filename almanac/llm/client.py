@@ -35,7 +35,7 @@ from almanac.llm.config import RoleConfig
 from almanac.llm.http_chat import ChatPoster
 from almanac.llm.limits import RateLimiter
 from almanac.llm.offline import run_offline
-from almanac.llm.request import LLMRequest, LLMResult
+from almanac.llm.request import LLMRequest, LLMResult, request_keys
 from almanac.llm.transport import (
     CONTENT,
     ENDPOINT_KINDS,
@@ -83,7 +83,7 @@ async def arun_requests(
 ) -> list[LLMResult]:
     """``share_of``: the number of requests a content failure's share is taken of, when these requests
     are a part of a larger set (a repair round of a task's first answers); default: these requests."""
-    keys = [request.key(role) for request in requests]
+    keys = request_keys(role, requests)
     stage = ledger.stage if ledger is not None else ""
     hits = cache.get_many(keys)
     failed_before = cache.get_failures(key for key in keys if key not in hits)
