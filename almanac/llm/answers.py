@@ -2,12 +2,13 @@
 batches.
 
 A commit costs ~55 us of CPU whatever it holds (plus ~8 us a row), so one per answer is a tenth of
-the client's budget per call. Live answers read in the same turn of the event loop share one: the
-first of a turn makes its worker yield once (:meth:`AnswerWriter.add`), the others read meanwhile
-join its transaction, and every one of those workers waits for that commit before it sends its next
-request. So a worker holds at most one call that a ``kill -9`` can lose (in flight, or answered and
-not yet committed): never more than ``max_concurrency`` calls are repeated by the rerun
-(tests/llm/test_resume.py). A commit that fails raises in those workers and stops the run. A longer window
+the client's budget per call. Live answers read in the same turn of the event loop share one: each
+worker yields once (:meth:`AnswerWriter.add`), the first to run again commits the turn's answers, and
+every one of those workers has its answer committed before it sends its next request. So a worker
+holds at most one call that a ``kill -9`` can lose (in flight, or answered and not yet committed):
+never more than ``max_concurrency`` calls are repeated by the rerun (tests/llm/test_resume.py). A
+commit that fails raises in the worker that tried it, and again in each other worker of that turn
+(their rows are still pending), which stops the run. A longer window
 (say 20 ms) would halve the commits again but let a killed run lose a window's answers on top of the
 calls in flight: a rerun would repeat those calls, so it is not done.
 
@@ -30,28 +31,33 @@ class AnswerWriter:
         self.cache = cache
         self.max_rows = max_rows
         self.pending: list[Row] = []
-        self._batch: asyncio.Future[None] | None = None  # the live batch of this loop turn, until committed
+        self.added = 0  # live answers handed over so far
+        self.committed = 0  # of those, the ones committed (they are the first ``committed``)
+        self._failed: tuple[int, Exception] | None = None  # a failed commit: answers up to n, the error
 
     async def add(self, row: Row) -> None:
-        """A live answer; returns once it is committed, with the others read in this loop turn."""
+        """A live answer; returns once it is committed, with the others read in this loop turn.
+
+        Every worker of a turn yields once; the first of them to run again commits the rows of the
+        whole turn, and the others, finding theirs committed, go on in that same turn. (Before, the
+        others waited on a future the committing worker set, which woke them one loop turn later: that
+        turn held every reply read meanwhile, and the wait was most of the time from one answer to the
+        next request, docs/llm-client-cpu.md.)
+        """
         self.pending.append(row)
-        if self._batch is not None:  # a worker of this turn commits it; wait for that before asking again
-            await self._batch
+        self.added += 1
+        mine = self.added
+        await asyncio.sleep(0)  # the other answers of this turn join the transaction
+        if self.committed >= mine:
             return
-        batch = self._batch = asyncio.get_running_loop().create_future()
+        if self._failed is not None and mine <= self._failed[0]:
+            raise self._failed[1]  # this answer's commit failed in another worker: stop here too
+        through = self.added
         try:
-            await asyncio.sleep(0)  # the other answers of this turn join the batch
-            self._batch = None
-            self.flush()
-        except BaseException as error:
-            self._batch = None
-            if isinstance(error, Exception):
-                batch.set_exception(error)  # the riders stop too
-                batch.exception()  # retrieved here, for when no rider waits on it
-            else:
-                batch.cancel()  # cancelled while waiting: the run is stopping
+            self.flush()  # the first of the turn: commit them all
+        except Exception as error:
+            self._failed = (through, error)
             raise
-        batch.set_result(None)
 
     def add_batched(self, row: Row) -> None:
         """An answer that cost no call: committed with its batch, or by :meth:`flush`."""
@@ -61,9 +67,10 @@ class AnswerWriter:
 
     def flush(self) -> None:
         """Commit what is pending (one transaction); on failure the rows stay pending and it raises."""
-        rows, self.pending = self.pending, []
+        rows, self.pending, added = self.pending, [], self.added
         try:
             self.cache.put_many(rows)
         except BaseException:
             self.pending = rows + self.pending
             raise
+        self.committed = added

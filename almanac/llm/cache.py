@@ -19,9 +19,11 @@ Transport and server failures are never stored: the next run asks again. :meth:`
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +56,7 @@ CREATE TABLE IF NOT EXISTS failures (
 """
 _FAILURE_COLUMNS = "key, endpoint, task, prompt_version, reason, detail, created, stage"
 _LOOKUP_CHUNK = 500  # stay below SQLite's bound-parameter limit
+CHECKPOINT_EVERY_S = 1.0
 
 
 # The canonical JSON of a key's payload; one encoder for the process (json.dumps builds one per call).
@@ -186,6 +189,40 @@ class LLMCache:
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def checkpoints_in_background(self, every_s: float = CHECKPOINT_EVERY_S) -> Iterator[None]:
+        """While live calls are answered: this connection's commits no longer checkpoint the WAL (copy its
+        pages into the database and sync it, which SQLite does in whichever commit crosses
+        ``wal_autocheckpoint`` pages); a thread with its own connection does it every ``every_s``.
+
+        Why: that commit runs on the event loop's thread, and on a busy disk a checkpoint took 20-75 ms,
+        during which no reply was read and no request sent (docs/llm-client-cpu.md). SQLite releases the
+        GIL while it copies and syncs, so the loop keeps going. Nothing changes for durability: a commit
+        is kept once it is in the WAL, checkpointed or not.
+        """
+        (automatic,) = self._conn.execute("PRAGMA wal_autocheckpoint").fetchone()
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        stop = threading.Event()
+
+        def checkpoint() -> None:
+            connection = sqlite3.connect(self.path, timeout=0.0, isolation_level=None)
+            try:
+                while not stop.wait(every_s):
+                    # Busy: the next round (or a commit after the run) does it.
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            finally:
+                connection.close()
+
+        thread = threading.Thread(target=checkpoint, name="llm-cache-checkpoint", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+            self._conn.execute(f"PRAGMA wal_autocheckpoint={int(automatic)}")
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])

@@ -294,13 +294,26 @@ async def _run_live(
     budget: _ContentBudget,
 ) -> dict[str, CallOutcome]:
     limiter = RateLimiter(role.requests_per_minute, role.tokens_per_minute)
+    writer = AnswerWriter(cache)
+    with cache.checkpoints_in_background():
+        return await _run_workers(role, misses, writer, answered, stage, budget, limiter)
+
+
+async def _run_workers(
+    role: RoleConfig,
+    misses: Mapping[str, LLMRequest],
+    writer: AnswerWriter,
+    answered: Callable[[str], None],
+    stage: str,
+    budget: _ContentBudget,
+    limiter: RateLimiter,
+) -> dict[str, CallOutcome]:
     queue = list(misses.items())
     queue.reverse()  # pop() from the end keeps input order
     outcomes: dict[str, CallOutcome] = {}
     allowed = role.max_failed_share * len(misses)
     failed = 0
     refusals = Counter[str]()  # 4xx detail -> requests refused with it; kept until the run is over
-    writer = AnswerWriter(cache)
     async with ChatPoster(role) as poster:
 
         async def worker() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -68,6 +69,33 @@ def test_answers_read_in_one_loop_turn_share_one_commit(tmp_path: Path) -> None:
         assert sorted(cache.get_many([f"k{i}" for i in range(7)])) == [f"k{i}" for i in range(7)]
 
 
+def test_every_worker_of_a_turn_goes_on_in_the_turn_its_answers_are_committed(tmp_path: Path) -> None:
+    # The time from an answer to the next request is the wait for its commit: the workers whose answers
+    # shared a transaction all go on in the loop turn that commits it, not one turn later.
+    with LLMCache(tmp_path / "cache.sqlite") as cache:
+        commits = counted_commits(cache)
+        writer = AnswerWriter(cache)
+        turn = 0
+        went_on: list[int] = []
+
+        async def ticker() -> None:
+            nonlocal turn
+            for _ in range(6):
+                await asyncio.sleep(0)
+                turn += 1
+
+        async def answer(index: int) -> None:
+            await writer.add(row(index))
+            went_on.append(turn)
+
+        async def main() -> None:
+            await asyncio.gather(ticker(), *(answer(i) for i in range(5)))
+
+        asyncio.run(main())
+        assert commits == [5]
+        assert went_on == [1] * 5
+
+
 def test_offline_answers_commit_per_full_batch_and_at_the_end(tmp_path: Path) -> None:
     with LLMCache(tmp_path / "cache.sqlite") as cache:
         commits = counted_commits(cache)
@@ -101,3 +129,19 @@ def test_a_failed_commit_raises_and_keeps_its_rows_for_the_last_flush(tmp_path: 
             writer.add_batched(row(1))
         writer.flush()  # what the run does on its way out: the failed batch is tried again
         assert commits == [2] and sorted(cache.get_many(["k0", "k1"])) == ["k0", "k1"]
+
+
+def test_during_a_live_run_a_thread_checkpoints_the_wal_not_the_committing_loop(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    with LLMCache(path) as cache:
+        before = path.stat().st_size
+        with cache.checkpoints_in_background(every_s=0.05):
+            assert cache._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+            cache.put_many([row(i) for i in range(300)])
+            assert path.stat().st_size == before  # the rows are in the WAL only: the commit copied nothing
+            deadline = time.monotonic() + 10
+            while path.stat().st_size == before and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert path.stat().st_size > before  # the thread copied them into the database
+        assert cache._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)  # restored
+        assert len(cache) == 300
