@@ -119,12 +119,17 @@ class _Connection(asyncio.Protocol):
         self.transport = None
 
 
-async def serve(latency_s: float) -> None:
+async def start(latency_s: float) -> tuple[asyncio.Server, str]:
+    """The server listening on 127.0.0.1 (a port the OS chooses) and its base URL."""
     loop = asyncio.get_running_loop()
     spans = Spans()
     server = await loop.create_server(lambda: _Connection(latency_s, spans), "127.0.0.1", 0, backlog=1024)
-    port = server.sockets[0].getsockname()[1]
-    print(f"http://127.0.0.1:{port}/v1", flush=True)  # the parent reads it (the OS chose the port)
+    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+
+
+async def serve(latency_s: float) -> None:
+    server, url = await start(latency_s)
+    print(url, flush=True)  # the parent reads it
     async with server:
         await server.serve_forever()
 

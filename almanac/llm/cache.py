@@ -92,6 +92,8 @@ class LLMCache:
         # NORMAL: a commit survives a killed process (the WAL is in the OS cache); only power loss can
         # drop the last few commits, which then are simply asked again.
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._live_runs = 0  # live runs checkpointing in the background (checkpoints_in_background)
+        self._automatic_checkpoint = 1000  # SQLite's default, restored when the last live run ends
         self._conn.execute(_SCHEMA)
         self._conn.execute(_FAILURES_SCHEMA)
         self._add_stage_column()
@@ -201,8 +203,11 @@ class LLMCache:
         GIL while it copies and syncs, so the loop keeps going. Nothing changes for durability: a commit
         is kept once it is in the WAL, checkpointed or not.
         """
-        (automatic,) = self._conn.execute("PRAGMA wal_autocheckpoint").fetchone()
-        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        # Runs on one cache may overlap (asyncio.gather): the first turns it off, the last restores it.
+        if self._live_runs == 0:
+            (self._automatic_checkpoint,) = self._conn.execute("PRAGMA wal_autocheckpoint").fetchone()
+            self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._live_runs += 1
         stop = threading.Event()
 
         def checkpoint() -> None:
@@ -222,7 +227,9 @@ class LLMCache:
         finally:
             stop.set()
             thread.join()
-            self._conn.execute(f"PRAGMA wal_autocheckpoint={int(automatic)}")
+            self._live_runs -= 1
+            if self._live_runs == 0:
+                self._conn.execute(f"PRAGMA wal_autocheckpoint={int(self._automatic_checkpoint)}")
 
     def __len__(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0])

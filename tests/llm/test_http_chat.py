@@ -144,4 +144,10 @@ def test_during_a_live_run_a_thread_checkpoints_the_wal_not_the_committing_loop(
                 time.sleep(0.02)
             assert path.stat().st_size > before  # the thread copied them into the database
         assert cache._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)  # restored
+        first, second = cache.checkpoints_in_background(), cache.checkpoints_in_background()
+        first.__enter__()
+        second.__enter__()  # two runs overlapping, the first ending first
+        first.__exit__(None, None, None)
+        second.__exit__(None, None, None)
+        assert cache._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)  # not left at 0
         assert len(cache) == 300
