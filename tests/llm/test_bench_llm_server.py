@@ -7,13 +7,13 @@ import asyncio
 import json
 import time
 
-from almanac.llm.http1 import OriginPoster
+from almanac.llm.http1 import OriginPoster, Reply
 from bench.llm import ideal_wall_s
 from bench.llm_server import start
 
 
 def test_replies_come_after_the_latency_and_each_is_logged_once() -> None:
-    async def main() -> tuple[list[object], float, list[list[float]], list[list[float]]]:
+    async def main() -> tuple[list[Reply], float, list[list[float]], list[list[float]]]:
         server, url = await start(0.05)
         poster = OriginPoster(f"{url}/chat/completions", {"Content-Type": "application/json"}, 5.0, None)
         started = time.monotonic()
@@ -33,8 +33,8 @@ def test_replies_come_after_the_latency_and_each_is_logged_once() -> None:
         return list(replies), elapsed, logs[0], logs[1]
 
     replies, elapsed, spans, after = asyncio.run(main())
-    assert [json.loads(body)["model"] for _, _, body in replies] == ["m0", "m1", "m2"]  # type: ignore[misc]
-    assert [status for status, _, _ in replies] == [200] * 3  # type: ignore[misc]
+    assert [json.loads(body)["model"] for _, _, body in replies] == ["m0", "m1", "m2"]
+    assert [status for status, _, _ in replies] == [200] * 3
     assert 0.05 <= elapsed < 1.0  # three at once: one latency, not three
     assert len(spans) == 3 and after == []
     assert all(0.05 <= replied - complete < 1.0 for complete, replied in spans)
