@@ -44,12 +44,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from almanac.core import noop_stamp
 
 
 @dataclass
@@ -329,12 +332,48 @@ def _render_month_lists() -> None:
         print("dvc.yaml: month lists re-rendered from params.yaml months", flush=True)
 
 
+def _stamp_no_ops(tally: ReproTally, before_ns: int) -> None:
+    """After a repro in which DVC ran no stage, the no-op stamp (almanac.core.noop_stamp), taken while DVC's
+    repository is still open and locked. A stamp that cannot be taken is no stamp: the next run takes DVC's
+    path, as before; the repro's own result never depends on it."""
+    from dvc.repo import Repo
+
+    reproduce = Repo.reproduce
+
+    @functools.wraps(reproduce)
+    def reproduce_and_stamp(repo: Any, *args: Any, **kwargs: Any) -> Any:
+        result = reproduce(repo, *args, **kwargs)
+        if tally.considered and not tally.ran:
+            try:
+                noop_stamp.write(noop_stamp.collect(repo, before_ns))
+            except Exception:  # noqa: BLE001 - an optimisation: never fails the repro
+                noop_stamp.forget()
+        return result
+
+    Repo.reproduce = reproduce_and_stamp
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()
+    args = list(sys.argv[1:] if argv is None else argv)
+    at_root = os.path.isdir(".dvc")
+    if not args and at_root:
+        stages = noop_stamp.is_current()
+        if stages is not None:
+            print(
+                f"repro: nothing to do, {stages} stages up to date (no dep, out or pipeline file changed "
+                f"since DVC last found them so; {time.perf_counter() - started:.1f} s)",
+                flush=True,
+            )
+            return 0
     from dvc.cli import main as dvc_main
 
-    started = time.perf_counter()
     tally = ReproTally()
     _render_month_lists()
+    if at_root:
+        noop_stamp.forget()
+    if not args and at_root:
+        _stamp_no_ops(tally, noop_stamp.filesystem_now(noop_stamp.STAMP.parent))
     _memoise_yaml_loads()
     _direct_param_lookup()
     _reentrant_rwlock()
@@ -342,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _lock_edits_without_round_trip()
     _stages_built_once()
     _count_stages(tally)
-    status = dvc_main(["repro", "--quiet", *(sys.argv[1:] if argv is None else argv)])
+    status = dvc_main(["repro", "--quiet", *args])
     if status == 0:
         print(tally.summary(time.perf_counter() - started), flush=True)
     return int(status)
