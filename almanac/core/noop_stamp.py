@@ -1,4 +1,4 @@
-"""``make repro``'s no-op fast path: a stamp of everything DVC's up-to-date decision read, checked without DVC.
+"""``make repro``'s no-op fast path: a stamp of what DVC's up-to-date decision read, checked without DVC.
 
 After a ``make repro`` with no arguments in which DVC ran no stage (it compared every stage with dvc.lock and
 found nothing to do), the launcher writes ``.dvc/tmp/almanac-noop-stamp.json`` (untracked, atomic): what the
@@ -30,13 +30,15 @@ no-op, so never a stamp.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +78,12 @@ def sha256_of(path: str) -> str | None:
 def environment() -> dict[str, Any]:
     """What, besides files of the project, DVC's decision and the fast path's meaning depend on."""
     site = sorted(
-        {name for folder in sys.path if folder and os.path.isdir(folder) for name in _dist_infos(folder)}
+        {
+            f"{folder}/{name}"
+            for folder in sys.path
+            if folder.endswith("-packages")
+            for name in _dist_infos(folder)
+        }
     )
     here = os.path.dirname(os.path.abspath(__file__))
     return {
@@ -102,25 +109,33 @@ def is_current(stamp_path: Path = STAMP) -> int | None:
     """The stage count the stamp vouches for when nothing it records changed; None otherwise."""
     if os.environ.get(DISABLE_VARIABLE):
         return None
+    stages, _ = check(stamp_path)
+    return stages
+
+
+def check(stamp_path: Path = STAMP) -> tuple[int | None, str]:
+    """(the stamp's stage count, "") when nothing it records changed, else (None, the first difference)."""
     try:
         stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
-        if stamp.get("format") != FORMAT or stamp["root"] != os.getcwd():
-            return None
+        if stamp.get("format") != FORMAT:
+            return None, "no stamp of this format"
+        if stamp["root"] != os.getcwd():
+            return None, f"stamped in {stamp['root']}"
         if stamp["environment"] != environment():
-            return None
+            return None, "Python, the installed distributions, DVC_* variables or the launcher changed"
         for path, digest in stamp["hashed"].items():
             if sha256_of(path) != digest:
-                return None
+                return None, f"{path} changed"
         for path, recorded in stamp["stats"].items():
             if stat_of(path) != recorded:
-                return None
-        return int(stamp["stages"])
-    except (OSError, ValueError, KeyError, TypeError, NotStampable):
-        return None
+                return None, f"{path} changed"
+        return int(stamp["stages"]), ""
+    except (OSError, ValueError, KeyError, TypeError, NotStampable) as error:
+        return None, f"no usable stamp ({type(error).__name__}: {error})"
 
 
 def filesystem_now(folder: Path) -> int:
-    """The file system's clock (ns): the ctime of a file made now (the coarse clock files are stamped with)."""
+    """The file system's clock (ns): the ctime of a file made now (the coarse clock files are stamped by)."""
     folder.mkdir(parents=True, exist_ok=True)
     probe = folder / f"almanac-clock-{os.getpid()}"
     with open(probe, "wb") as handle:
@@ -187,7 +202,7 @@ def _stage_files(dvcfile: Any) -> Iterator[str]:
 
         # dvc.yaml's own `vars` files are read for interpolation
         with open(dvcfile.path, encoding="utf-8") as handle:
-            contents = yaml.safe_load(handle) or {}
+            contents = yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
         for entry in contents.get("vars", []) or []:
             if isinstance(entry, str):
                 yield os.path.join(os.path.dirname(os.path.abspath(dvcfile.path)), entry.split(":")[0])
@@ -206,7 +221,7 @@ def _walk_into(path: str, stats: dict[str, Stat | None]) -> None:
 
 
 def _cache_objects(out: Any) -> list[str]:
-    """The cache files DVC's ``changed_cache`` checks for ``out``: its object, or a tree's and its entries'."""
+    """The cache files DVC's ``changed_cache`` checks for ``out``: its object, or a tree's and its entries."""
     cache = out.cache
     obj = out.get_obj()
     if obj is None:
@@ -267,7 +282,7 @@ def _config_files(repo: Any, root: str) -> Iterable[str]:
 
 
 def _git_dir_files(dot_git: str) -> list[str]:
-    """git's config and info/exclude for this work tree (a linked worktree's .git is a file naming its dir)."""
+    """git's config and info/exclude of this work tree (a linked worktree's .git is a file naming its dir)."""
     if os.path.isfile(dot_git):
         text = Path(dot_git).read_text(encoding="utf-8").strip()
         if not text.startswith("gitdir:"):
@@ -294,9 +309,42 @@ def write(stamp: dict[str, Any], stamp_path: Path = STAMP) -> None:
     os.replace(temporary, stamp_path)
 
 
+def stamp_no_ops(no_stage_ran: Callable[[], bool], before_ns: int) -> None:
+    """Make DVC's ``reproduce`` write the stamp when ``no_stage_ran()`` after it, taken inside ``reproduce``
+    (repository locked, its index still built). A stamp that cannot be taken is no stamp: the next run takes
+    DVC's path; the repro's own result never depends on it."""
+    from dvc.repo import reproduce as module
+
+    run_steps = getattr(module, "_reproduce", None)
+    if not callable(run_steps):
+        return
+
+    @functools.wraps(run_steps)
+    def run_and_stamp(steps: list[Any], *args: Any, **kwargs: Any) -> Any:
+        result = run_steps(steps, *args, **kwargs)
+        if steps and no_stage_ran():
+            try:
+                write(collect(steps[0].repo, before_ns))
+            except Exception:  # an optimisation: never fails the repro
+                forget()
+        return result
+
+    # Repo.reproduce (locked) calls the module global _reproduce with the planned steps
+    module._reproduce = run_and_stamp
+
+
+def main() -> int:
+    """``python -m almanac.core.noop_stamp``: will the next ``make repro`` take the fast path, or why not."""
+    stages, difference = check()
+    print(f"fast path: {stages} stages up to date" if stages is not None else f"DVC's path: {difference}")
+    return 0
+
+
 def forget(stamp_path: Path = STAMP) -> None:
     """Drop the stamp: a run that may change anything (any DVC path) makes it stale before it ends."""
-    try:
+    with contextlib.suppress(FileNotFoundError):
         stamp_path.unlink()
-    except FileNotFoundError:
-        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

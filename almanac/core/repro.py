@@ -2,7 +2,10 @@
 
     python -m almanac.core.repro [DVC REPRO ARGS ...]     # e.g. foresight_month@2025-03, --dry, -f
 
-The real ``dvc repro`` (DVC's own command line, in this process), with two changes:
+Without arguments, when nothing DVC's decision reads changed since a ``make repro`` in which DVC ran no
+stage, it prints one line and exits without importing DVC (the no-op stamp: ``almanac.core.noop_stamp``;
+``python -m almanac.core.noop_stamp`` says why the next run would not take it). Otherwise, or with any
+argument, the real ``dvc repro`` (DVC's own command line, in this process), with two changes:
 
 * ``--quiet``: DVC's "Stage 'x' didn't change, skipping" (one line per stage, 80 on the sample) and
   "Running stage"/command echo lines go; a stage's own output and every warning and error stay. Each stage
@@ -332,27 +335,6 @@ def _render_month_lists() -> None:
         print("dvc.yaml: month lists re-rendered from params.yaml months", flush=True)
 
 
-def _stamp_no_ops(tally: ReproTally, before_ns: int) -> None:
-    """After a repro in which DVC ran no stage, the no-op stamp (almanac.core.noop_stamp), taken while DVC's
-    repository is still open and locked. A stamp that cannot be taken is no stamp: the next run takes DVC's
-    path, as before; the repro's own result never depends on it."""
-    from dvc.repo import Repo
-
-    reproduce = Repo.reproduce
-
-    @functools.wraps(reproduce)
-    def reproduce_and_stamp(repo: Any, *args: Any, **kwargs: Any) -> Any:
-        result = reproduce(repo, *args, **kwargs)
-        if tally.considered and not tally.ran:
-            try:
-                noop_stamp.write(noop_stamp.collect(repo, before_ns))
-            except Exception:  # noqa: BLE001 - an optimisation: never fails the repro
-                noop_stamp.forget()
-        return result
-
-    Repo.reproduce = reproduce_and_stamp
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     args = list(sys.argv[1:] if argv is None else argv)
@@ -373,7 +355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if at_root:
         noop_stamp.forget()
     if not args and at_root:
-        _stamp_no_ops(tally, noop_stamp.filesystem_now(noop_stamp.STAMP.parent))
+        before_ns = noop_stamp.filesystem_now(noop_stamp.STAMP.parent)
+        noop_stamp.stamp_no_ops(lambda: bool(tally.considered and not tally.ran), before_ns)
     _memoise_yaml_loads()
     _direct_param_lookup()
     _reentrant_rwlock()
