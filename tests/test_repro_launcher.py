@@ -340,3 +340,13 @@ def test_pipeline_files_cache_and_new_stage_files_defeat_the_stamp(built: Path) 
     stamp = built / noop_stamp.STAMP
     stamp.write_text("{not json", encoding="utf-8")  # a corrupt stamp is no stamp
     assert noop_stamp.is_current() is None
+
+
+@pytest.mark.slow
+def test_a_stage_dvc_always_runs_never_gets_a_stamp(tmp_path: Path) -> None:
+    """always_changed (and a stage without deps that DVC treats so) runs on every repro: no no-op, no stamp."""
+    _dvc_project(tmp_path, "stages:\n  clock:\n    cmd: echo tick >> ticks.txt\n    always_changed: true\n")
+    for runs in (1, 2):
+        printed, imported = _launch(tmp_path)
+        assert imported and "ran clock" in printed and not (tmp_path / noop_stamp.STAMP).exists()
+        assert (tmp_path / "ticks.txt").read_text(encoding="utf-8") == "tick\n" * runs

@@ -12,8 +12,8 @@ decision depended on, read from DVC's own objects while its repository is open:
   (a deleted cache object is "not in cache", a rerun);
 * (inode, mtime_ns, ctime_ns) of every directory DVC walks to find stage files (not git- or dvc-ignored, not
   an out): a new ``.dvc`` file or ``dvc.yaml`` anywhere changes its directory's times;
-* the Python, the installed distributions (any install or upgrade changes the list), ``DVC_*`` variables
-  and the launcher's own code.
+* the Python, the installed distributions (any install or upgrade changes the list), ``DVC_*`` and ``GIT_*``
+  variables, ``HOME`` and ``XDG_*`` (where user-level config is found), and the launcher's own code.
 
 The next ``make repro`` without arguments recomputes all of it (stats and a few hashes, no listing, no YAML)
 and, when it equals the stamp, prints one line and exits without importing DVC. Anything else (no stamp, a
@@ -89,10 +89,12 @@ def environment() -> dict[str, Any]:
     return {
         "python": [sys.executable, sys.version],
         "distributions": hashlib.sha256("\n".join(site).encode()).hexdigest(),
-        "dvc_variables": sorted(
+        # DVC's and git's own variables, and where their user-level config files are found
+        "variables": sorted(
             f"{key}={value}"
             for key, value in os.environ.items()
-            if key.startswith("DVC_") and key != "DVC_NO_ANALYTICS"
+            if (key.startswith(("DVC_", "GIT_")) and key != "DVC_NO_ANALYTICS")
+            or key in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")
         ),
         "launcher": {name: sha256_of(os.path.join(here, name)) for name in LAUNCHER_CODE},
     }
