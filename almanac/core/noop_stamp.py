@@ -177,13 +177,11 @@ def collect(repo: Any, before_ns: int) -> dict[str, Any]:
         stats[folder] = stat_of(folder)
         hashed.update(os.path.join(folder, name) for name in (".gitignore", ".dvcignore"))
     digests = {path: sha256_of(path) for path in sorted(hashed)}
-    for path in hashed:
-        stats.setdefault(path, stat_of(path))
-    racy = [path for path, found in stats.items() if found is not None and found[2] >= before_ns]
+    ctimes = [(path, found[2]) for path, found in stats.items() if found is not None]
+    ctimes.extend((path, _ctime_ns(path)) for path in hashed)  # compared by bytes, checked for races too
+    racy = [path for path, ctime in ctimes if ctime is not None and ctime >= before_ns]
     if racy:
         raise NotStampable(f"changed while DVC ran: {racy[0]}")
-    for path in hashed:
-        del stats[path]  # hashed entries are compared by bytes; their stat only served the check above
     return {
         "format": FORMAT,
         "root": root,
@@ -192,6 +190,13 @@ def collect(repo: Any, before_ns: int) -> dict[str, Any]:
         "hashed": digests,
         "stats": dict(sorted(stats.items())),
     }
+
+
+def _ctime_ns(path: str) -> int | None:
+    try:
+        return os.stat(path).st_ctime_ns  # a hashed file is read through a symlink: its target's time
+    except FileNotFoundError:
+        return None
 
 
 def _stage_files(dvcfile: Any) -> Iterator[str]:
