@@ -8,8 +8,8 @@ decision depended on, read from DVC's own objects while its repository is open:
   (dvc.yaml's interpolation), DVC's config files, and the ignore rules (every ``.gitignore`` and
   ``.dvcignore`` in the directories walked below, git's exclude and config files);
 * (inode, mtime_ns, ctime_ns, size) of every dep and out, directories walked whole (ignored files included:
-  a change to one only costs a DVC run), and of the cache object(s) of each cached out, which DVC checks too
-  (a deleted cache object is "not in cache", a rerun);
+  a change to one only costs a DVC run); (inode, mtime_ns, size) of the cache object(s) of each cached out,
+  which DVC checks too (a deleted cache object is "not in cache", a rerun);
 * (inode, mtime_ns, ctime_ns) of every directory DVC walks to find stage files (not git- or dvc-ignored, not
   an out): a new ``.dvc`` file or ``dvc.yaml`` anywhere changes its directory's times;
 * the Python, the installed distributions (any install or upgrade changes the list), ``DVC_*`` and ``GIT_*``
@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 STAMP = Path(".dvc/tmp/almanac-noop-stamp.json")
-FORMAT = 1
+FORMAT = 2
 # The launcher's modules: an edit to them changes what the fast path means.
 LAUNCHER_CODE = ("repro.py", "noop_stamp.py", "month_lists.py", "params.py")
 # Set to anything to take DVC's path even when the stamp matches (benchmarks, distrust).
@@ -56,7 +56,8 @@ class NotStampable(Exception):
     """The repository has something the stamp cannot vouch for (a symlink, a remote dep, ...)."""
 
 
-def stat_of(path: str) -> Stat | None:
+def stat_of(path: str, ctime: bool = True) -> Stat | None:
+    """[inode, mtime_ns, ctime_ns (0 when not ``ctime``), size (0 for a folder), is_dir]; None when absent."""
     try:
         found = os.lstat(path)
     except FileNotFoundError:
@@ -64,7 +65,8 @@ def stat_of(path: str) -> Stat | None:
     if stat.S_ISLNK(found.st_mode):
         raise NotStampable(f"symlink {path}")
     is_dir = stat.S_ISDIR(found.st_mode)
-    return [found.st_ino, found.st_mtime_ns, found.st_ctime_ns, 0 if is_dir else found.st_size, int(is_dir)]
+    changed_ns = found.st_ctime_ns if ctime else 0
+    return [found.st_ino, found.st_mtime_ns, changed_ns, 0 if is_dir else found.st_size, int(is_dir)]
 
 
 def sha256_of(path: str) -> str | None:
@@ -131,6 +133,9 @@ def check(stamp_path: Path = STAMP) -> tuple[int | None, str]:
         for path, recorded in stamp["stats"].items():
             if stat_of(path) != recorded:
                 return None, f"{path} changed"
+        for path, recorded in stamp["cache"].items():
+            if stat_of(path, ctime=False) != recorded:
+                return None, f"{path} changed"
         return int(stamp["stages"]), ""
     except (OSError, ValueError, KeyError, TypeError, NotStampable) as error:
         return None, f"no usable stamp ({type(error).__name__}: {error})"
@@ -153,6 +158,7 @@ def collect(repo: Any, before_ns: int) -> dict[str, Any]:
     stages = list(repo.index.stages)
     hashed: set[str] = {os.path.join(root, "params.yaml"), *_config_files(repo, root)}
     stats: dict[str, Stat | None] = {}
+    cache: dict[str, Stat | None] = {}
     outs: set[str] = set()
     for dvcfile in {os.path.abspath(stage.dvcfile.path): stage.dvcfile for stage in stages}.values():
         hashed.update(_stage_files(dvcfile))
@@ -172,13 +178,16 @@ def collect(repo: Any, before_ns: int) -> dict[str, Any]:
             _walk_into(path, stats)
             if out.use_cache and out.hash_info:
                 for object_path in _cache_objects(out):
-                    stats[object_path] = stat_of(object_path)
+                    cache[object_path] = stat_of(object_path, ctime=False)
     for folder in _stage_file_folders(repo, root, outs):
         stats[folder] = stat_of(folder)
         hashed.update(os.path.join(folder, name) for name in (".gitignore", ".dvcignore"))
     digests = {path: sha256_of(path) for path in sorted(hashed)}
-    ctimes = [(path, found[2]) for path, found in stats.items() if found is not None]
+    ctimes: list[tuple[str, int | None]] = [(path, found[2]) for path, found in stats.items() if found]
     ctimes.extend((path, _ctime_ns(path)) for path in hashed)  # compared by bytes, checked for races too
+    # cache objects as DVC's state sees them, (inode, mtime, size): content-addressed, and a shared cache's
+    # other users change their ctime (DVC protects each object it links with a chmod)
+    ctimes.extend((path, found[1]) for path, found in cache.items() if found is not None)
     racy = [path for path, ctime in ctimes if ctime is not None and ctime >= before_ns]
     if racy:
         raise NotStampable(f"changed while DVC ran: {racy[0]}")
@@ -189,6 +198,7 @@ def collect(repo: Any, before_ns: int) -> dict[str, Any]:
         "environment": environment(),
         "hashed": digests,
         "stats": dict(sorted(stats.items())),
+        "cache": dict(sorted(cache.items())),
     }
 
 
