@@ -323,6 +323,17 @@ def test_pipeline_files_cache_and_new_stage_files_defeat_the_stamp(built: Path) 
     assert noop_stamp.is_current() is None
     (built / "dvc.yaml").write_text(FAST_PATH_STAGES, encoding="utf-8")
     assert noop_stamp.is_current() == 2
+    rwlock = built / ".dvc" / "tmp" / "rwlock"
+    held = '{"read": {}, "write": {"%s": {"pid": %d, "cmd": "dvc repro"}}}'
+    rwlock.write_text(held % (built / "a.txt", __import__("os").getpid()), encoding="utf-8")
+    assert noop_stamp.is_current() is None  # a live process runs a stage: its outs may be half written
+    import subprocess
+    import sys
+
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    rwlock.write_text(held % (built / "a.txt", int(finished.stdout)), encoding="utf-8")
+    assert noop_stamp.check() == (2, "")  # a dead holder's entry: DVC removes it and goes on
+    rwlock.unlink()
     (built / "sub").mkdir()  # a new folder (where a new dvc.yaml or .dvc file may go) anywhere DVC looks
     assert noop_stamp.is_current() is None
     (built / "sub").rmdir()

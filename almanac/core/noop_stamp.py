@@ -125,6 +125,9 @@ def check(stamp_path: Path = STAMP) -> tuple[int | None, str]:
             return None, "no stamp of this format"
         if stamp["root"] != os.getcwd():
             return None, f"stamped in {stamp['root']}"
+        running = _stage_running(stamp_path.parent / "rwlock")
+        if running:
+            return None, running
         if stamp["environment"] != environment():
             return None, "Python, the installed distributions, DVC_* variables or the launcher changed"
         for path, digest in stamp["hashed"].items():
@@ -139,6 +142,29 @@ def check(stamp_path: Path = STAMP) -> tuple[int | None, str]:
         return int(stamp["stages"]), ""
     except (OSError, ValueError, KeyError, TypeError, NotStampable) as error:
         return None, f"no usable stamp ({type(error).__name__}: {error})"
+
+
+def _stage_running(rwlock: Path) -> str:
+    """Which live process holds DVC's per-stage lock ("" when none): DVC runs a stage's command with the
+    repository lock released and its deps and outs in ``.dvc/tmp/rwlock``; while one runs, its files are
+    changing, and DVC itself would stop at the lock. Entries of dead processes DVC removes, and so are
+    not counted."""
+    try:
+        lock = json.loads(rwlock.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ""
+    for mode in ("read", "write"):
+        for path, holders in lock.get(mode, {}).items():
+            for holder in holders if isinstance(holders, list) else [holders]:
+                pid = int(holder["pid"])
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    continue
+                except PermissionError:
+                    pass
+                return f"{path} is locked ({mode}) by running process {pid}"
+    return ""
 
 
 def filesystem_now(folder: Path) -> int:
