@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from almanac.core import repro
+from almanac.core import noop_stamp, repro
 from almanac.core.repro import HeldPaths, ReproTally, lookup, memoised_parser
 
 
@@ -200,3 +200,164 @@ def test_the_params_loader_reads_what_safe_load_reads() -> None:
     loaded = yaml.load(text, Loader=SAFE_LOADER)
     assert loaded == yaml.safe_load(text)
     assert loaded["a"] is True and loaded["b"] == datetime.date(2025, 3, 1) and loaded["c"] == "010"
+
+
+# The no-op fast path (almanac.core.noop_stamp) against real DVC in a scratch project: `first` copies in.txt
+# (and a param) into a.txt, `second` lists the folder indir/ and appends a.txt into listing.txt.
+FAST_PATH_STAGES = """stages:
+  first:
+    cmd: cat in.txt > a.txt && echo factor=${factor} >> a.txt
+    deps: [in.txt]
+    params: [factor]
+    outs: [a.txt]
+  second:
+    cmd: ls indir > listing.txt && cat a.txt >> listing.txt
+    deps: [a.txt, indir]
+    outs: [listing.txt]
+"""
+FAST_LINE = "no dep, out or pipeline file changed"
+
+
+def _launch(project: Path, *args: str) -> tuple[str, bool]:
+    """``make repro``'s command in its own process: (what it printed, whether it imported DVC)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom almanac.core import repro\nstatus = repro.main(sys.argv[1:])\n"
+        "print('imported dvc' if 'dvc' in sys.modules else 'no dvc')\nsys.exit(status)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "DVC_NO_ANALYTICS": "1"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    printed, _, imported = done.stdout.rstrip("\n").rpartition("\n")
+    return printed, imported == "imported dvc"
+
+
+def _armed(project: Path) -> None:
+    """A DVC no-op (it writes the stamp), then the fast path fires without DVC."""
+    printed, imported = _launch(project)
+    assert imported and printed == printed.splitlines()[0] and "nothing to do, 2 stages" in printed
+    assert (project / noop_stamp.STAMP).is_file()
+    printed, imported = _launch(project)
+    assert not imported and FAST_LINE in printed and "2 stages up to date" in printed
+    assert len(printed.splitlines()) == 1
+
+
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    _dvc_project(tmp_path, FAST_PATH_STAGES)
+    (tmp_path / "params.yaml").write_text("factor: 1\n", encoding="utf-8")
+    (tmp_path / "in.txt").write_text("one\n", encoding="utf-8")
+    (tmp_path / "indir").mkdir()
+    (tmp_path / "indir" / "x.txt").write_text("x\n", encoding="utf-8")
+    printed, imported = _launch(tmp_path)
+    assert imported and "2 stages ran" in printed and not (tmp_path / noop_stamp.STAMP).exists()
+    _armed(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _reruns(project: Path, *stages: str) -> None:
+    assert noop_stamp.is_current() is None  # the fast path does not fire: DVC's path
+    printed, imported = _launch(project)
+    assert imported
+    assert sorted(line.split()[1] for line in printed.splitlines() if line.startswith("ran ")) == sorted(
+        stages
+    )
+
+
+@pytest.mark.slow
+def test_the_fast_path_fires_only_when_nothing_dvc_reads_changed(built: Path) -> None:
+    """Each edit is one DVC would see; the fast path steps aside and DVC reruns what it reruns."""
+    from almanac.core import noop_stamp
+
+    assert noop_stamp.is_current() == 2
+    (built / "in.txt").write_text("two\n", encoding="utf-8")  # an edited dep
+    _reruns(built, "first", "second")
+    assert (built / "listing.txt").read_text(encoding="utf-8") == "x.txt\ntwo\nfactor=1\n"
+    _armed(built)
+    (built / "indir" / "y.txt").write_text("y\n", encoding="utf-8")  # a new file in a folder dep
+    _reruns(built, "second")
+    assert (built / "listing.txt").read_text(encoding="utf-8") == "x.txt\ny.txt\ntwo\nfactor=1\n"
+    _armed(built)
+    (built / "params.yaml").write_text("factor: 2\n", encoding="utf-8")  # a param
+    _reruns(built, "first", "second")
+    assert (built / "a.txt").read_text(encoding="utf-8") == "two\nfactor=2\n"
+    _armed(built)
+    (built / "a.txt").write_text("tampered\n", encoding="utf-8")  # an edited out (same size or not)
+    assert noop_stamp.is_current() is None
+    printed, imported = _launch(built)  # DVC restores it (from its run cache) or reruns `first`
+    assert imported and (built / "a.txt").read_text(encoding="utf-8") == "two\nfactor=2\n"
+    _armed(built)
+    (built / "listing.txt").unlink()  # a deleted out
+    assert noop_stamp.is_current() is None
+    _launch(built)
+    assert (built / "listing.txt").read_text(encoding="utf-8") == "x.txt\ny.txt\ntwo\nfactor=2\n"
+    _armed(built)
+    printed, imported = _launch(built, "-f")  # any argument: DVC's path; -f reruns both
+    assert imported and "2 stages ran" in printed
+
+
+@pytest.mark.slow
+def test_pipeline_files_cache_and_new_stage_files_defeat_the_stamp(built: Path) -> None:
+    from almanac.core import noop_stamp
+
+    lock = built / "dvc.lock"
+    text = lock.read_text(encoding="utf-8")
+    # touched, same bytes: DVC would decide the same from it, so the fast path stays (it hashes dvc.lock)
+    __import__("os").utime(lock)
+    assert noop_stamp.check() == (2, "")
+    assert noop_stamp.check() == (2, "")
+    lock.write_text(text.replace("cat in.txt", "cat  in.txt"), encoding="utf-8")  # e.g. a git checkout
+    assert noop_stamp.is_current() is None
+    lock.write_text(text, encoding="utf-8")
+    assert noop_stamp.is_current() == 2  # the same bytes again: the same decision
+    (built / "dvc.yaml").write_text(FAST_PATH_STAGES + "\n", encoding="utf-8")
+    assert noop_stamp.is_current() is None
+    (built / "dvc.yaml").write_text(FAST_PATH_STAGES, encoding="utf-8")
+    assert noop_stamp.is_current() == 2
+    rwlock = built / ".dvc" / "tmp" / "rwlock"
+    held = '{"read": {}, "write": {"%s": {"pid": %d, "cmd": "dvc repro"}}}'
+    rwlock.write_text(held % (built / "a.txt", __import__("os").getpid()), encoding="utf-8")
+    assert noop_stamp.is_current() is None  # a live process runs a stage: its outs may be half written
+    import subprocess
+    import sys
+
+    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    rwlock.write_text(held % (built / "a.txt", int(finished.stdout)), encoding="utf-8")
+    assert noop_stamp.check() == (2, "")  # a dead holder's entry: DVC removes it and goes on
+    rwlock.unlink()
+    (built / "sub").mkdir()  # a new folder (where a new dvc.yaml or .dvc file may go) anywhere DVC looks
+    assert noop_stamp.is_current() is None
+    (built / "sub").rmdir()
+    from dvc.repo import Repo
+
+    with pytest.raises(noop_stamp.NotStampable, match="changed while DVC ran"):
+        # every entry is newer than time 0: what DVC saw may not be what is on disk now, so no stamp
+        noop_stamp.collect(Repo(str(built)), before_ns=0)
+    _armed(built)
+    cache = built / ".dvc" / "cache" / "files" / "md5"
+    victim = next(path for path in cache.rglob("*") if path.is_file())
+    victim.chmod(0o644)
+    victim.unlink()  # an out's cache object gone: DVC reports "not in cache"
+    assert noop_stamp.is_current() is None
+    stamp = built / noop_stamp.STAMP
+    stamp.write_text("{not json", encoding="utf-8")  # a corrupt stamp is no stamp
+    assert noop_stamp.is_current() is None
+
+
+@pytest.mark.slow
+def test_a_stage_dvc_always_runs_never_gets_a_stamp(tmp_path: Path) -> None:
+    """always_changed (and a stage without deps that DVC treats so) runs on every repro: no no-op, no stamp."""
+    _dvc_project(tmp_path, "stages:\n  clock:\n    cmd: echo tick >> ticks.txt\n    always_changed: true\n")
+    for runs in (1, 2):
+        printed, imported = _launch(tmp_path)
+        assert imported and "ran clock" in printed and not (tmp_path / noop_stamp.STAMP).exists()
+        assert (tmp_path / "ticks.txt").read_text(encoding="utf-8") == "tick\n" * runs

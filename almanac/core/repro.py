@@ -2,7 +2,10 @@
 
     python -m almanac.core.repro [DVC REPRO ARGS ...]     # e.g. foresight_month@2025-03, --dry, -f
 
-The real ``dvc repro`` (DVC's own command line, in this process), with two changes:
+Without arguments, when nothing DVC's decision reads changed since a ``make repro`` in which DVC ran no
+stage, it prints one line and exits without importing DVC (the no-op stamp: ``almanac.core.noop_stamp``;
+``python -m almanac.core.noop_stamp`` says why the next run would not take it). Otherwise, or with any
+argument, the real ``dvc repro`` (DVC's own command line, in this process), with two changes:
 
 * ``--quiet``: DVC's "Stage 'x' didn't change, skipping" (one line per stage, 80 on the sample) and
   "Running stage"/command echo lines go; a stage's own output and every warning and error stay. Each stage
@@ -44,12 +47,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from almanac.core import noop_stamp
 
 
 @dataclass
@@ -330,11 +336,27 @@ def _render_month_lists() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()
+    args = list(sys.argv[1:] if argv is None else argv)
+    at_root = os.path.isdir(".dvc")
+    if not args and at_root:
+        stages = noop_stamp.is_current()
+        if stages is not None:
+            print(
+                f"repro: nothing to do, {stages} stages up to date (no dep, out or pipeline file changed "
+                f"since DVC last found them so; {time.perf_counter() - started:.1f} s)",
+                flush=True,
+            )
+            return 0
     from dvc.cli import main as dvc_main
 
-    started = time.perf_counter()
     tally = ReproTally()
     _render_month_lists()
+    if at_root:
+        noop_stamp.forget()
+    if not args and at_root:
+        before_ns = noop_stamp.filesystem_now(noop_stamp.STAMP.parent)
+        noop_stamp.stamp_no_ops(lambda: bool(tally.considered and not tally.ran), before_ns)
     _memoise_yaml_loads()
     _direct_param_lookup()
     _reentrant_rwlock()
@@ -342,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _lock_edits_without_round_trip()
     _stages_built_once()
     _count_stages(tally)
-    status = dvc_main(["repro", "--quiet", *(sys.argv[1:] if argv is None else argv)])
+    status = dvc_main(["repro", "--quiet", *args])
     if status == 0:
         print(tally.summary(time.perf_counter() - started), flush=True)
     return int(status)
