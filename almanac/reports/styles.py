@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from almanac.core.layout import (
@@ -31,6 +30,11 @@ if TYPE_CHECKING:
     import fsspec
 else:  # ~0.1-0.2 s (with asyncio): read where a report reads its files, not at every importer's start-up
     fsspec = lazy_module("fsspec")
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # ~0.1 s at import (it builds every compute function's wrapper): paid where used
+    pc = lazy_module("pyarrow.compute")
 
 Layout = Literal["split/month", "split/config", "month", "split", "config"]
 
