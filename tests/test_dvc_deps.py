@@ -188,7 +188,7 @@ def test_every_stage_names_the_params_copy_and_keys_that_exist() -> None:
 def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     months = PARAMS["months"]
     assert rerun_by("almanac/foresight/dates.py") == {f"foresight_month@{month}" for month in months}
-    assert rerun_by("almanac/gdelt/download.py") == {f"gdelt_download@{month}" for month in months}
+    assert rerun_by("almanac/gdelt/download.py") == {f"gdelt_month@{month}" for month in months}
     assert CODE_HASHES in changed_by("almanac/gdelt/download.py")  # which runs first and rewrites one file
     # core/io.py: every stage writes through it (core.layout.paths imports it), so every stage reruns.
     assert changed_by("almanac/core/io.py") == set(expanded())
@@ -196,18 +196,18 @@ def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     # The Markdown helpers: the statistics, funnel and report stages only.
     report_stages = {name.partition("@")[0] for name in rerun_by("almanac/core/markdown.py")}
     assert report_stages == {
-        "corpus_stats", "event_stats", "gdelt_stats", "foresight_funnel", "futuresim_funnel",
-        "openforesight_report", "openforecast_report", "mirai_report", "series_report",
+        "corpus_stats", "futuresim_questions",  # the FutureSim funnel is a step of futuresim_questions
+        "openforesight_stats_report", "openforecast_stats_report", "mirai_stats_report", "series_report",
     }  # fmt: skip
 
 
 def test_every_sender_of_a_prompt_lists_it() -> None:
     repair = {name.partition("@")[0] for name in rerun_by("prompts/repair.md")}
-    assert {"foresight_month", "futuresim_repair", "futuresim_answerability"} <= repair
+    assert {"foresight_month", "futuresim_repair", "futuresim_questions"} <= repair
     assert repair == {stage.name for stage in STAGES if stage.tasks}
     assert {n.partition("@")[0] for n in rerun_by("prompts/futuresim_answer.md")} == {
         "futuresim_repair",
-        "futuresim_answerability",
+        "futuresim_questions",
     }
     assert {n.partition("@")[0] for n in rerun_by("prompts/date_repair.md")} == {"foresight_month"}
     # Sent from the CLI only: the FutureX scorer's judge (`almanac score futurex`) and the replay's baseline
@@ -282,7 +282,7 @@ print(json.dumps(files))
 """
 
 
-@pytest.mark.parametrize("module", ["stages.foresight_month", "stages.check", "stages.mirai_report"])
+@pytest.mark.parametrize("module", ["stages.foresight_month", "stages.check", "stages.mirai_stats_report"])
 def test_the_static_closure_holds_every_module_the_stage_loads(module: str) -> None:
     """Checked against a real interpreter: what importing the stage loads is inside its static closure."""
     loaded = subprocess.run(

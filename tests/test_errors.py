@@ -137,7 +137,7 @@ def test_stage_hook_prints_user_failures_in_one_line_and_bugs_in_full(
 def _stage(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "stages.gdelt_download", *args],
+        [sys.executable, "-m", "stages.gdelt_month", "--step", "gdelt_download", *args],
         cwd=cwd, capture_output=True, text=True, env=env, timeout=300, check=False,
     )  # fmt: skip
 

@@ -18,6 +18,7 @@ import yaml
 
 from almanac.core.layout import raw_inputs
 from almanac.pipeline.dag import BY_NAME as STAGES
+from almanac.pipeline.dag import STEPS, STEPS_BY_NAME, dvc_stage
 from almanac.pipeline.finals import DVC_METRICS, DVC_PLOTS, REPORT_SERIES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,10 +93,17 @@ def test_outputs_of_every_stage_and_month_are_the_layout_paths() -> None:
     assert not wrong, "\n".join(wrong)
 
 
+def _raw_inputs(name: str, item: str) -> list[Path]:
+    """The raw inputs of stage ``name``: its own, or those of the steps it runs (gdelt_month: the download's)."""
+    found = raw_inputs(PARAMS, item)
+    names = [name, *(step.name for step in STEPS if step.runs_in == name)]
+    return [path for each in names for path in found.get(each, ())]
+
+
 def test_data_deps_are_upstream_outputs_or_raw_inputs() -> None:
     wrong = []
     for name, item, definition in EXPANDED:
-        raw = [path.as_posix() for path in raw_inputs(PARAMS, item).get(name, ())]
+        raw = [path.as_posix() for path in _raw_inputs(name, item)]
         for dep in _paths(definition, "deps", item):
             if not dep.startswith(("data/", "reports/")):
                 continue  # code, prompts, package data: another test's business
@@ -116,10 +124,13 @@ def test_one_report_stage_per_style_writes_the_style_folder() -> None:
     """One process per style, not one per (style, month): the stage runs once (no foreach, no --month), its one
     output is reports/<style>/, and the DVC metrics and plots it feeds lie inside that folder."""
     for style in REPORT_SERIES:
-        stage = DVC[f"{style}_report"]
+        # the stage that runs it: <style>_stats_report (the style's statistics, then its report), or itself
+        declared = STEPS_BY_NAME.get(f"{style}_report") or STAGES[f"{style}_report"]
+        stage = DVC[dvc_stage(declared).name]
         assert "foreach" not in stage, style
         assert "--month" not in stage["cmd"], style
-        assert stage["outs"] == [{f"reports/{style}": {"cache": False}}], style
+        assert {f"reports/{style}": {"cache": False}} in stage["outs"], style
+        assert [declared.writes] == [(Path(f"reports/{style}"),)], style
         # a month added to params reruns the reports (params name params.yaml's JSON copy, data/code/params.json)
         assert "months" in stage["params"][0]["data/code/params.json"], style
     for path in (*DVC_METRICS, *DVC_PLOTS):
@@ -137,7 +148,7 @@ def test_raw_inputs_of_each_source_stage_are_its_deps() -> None:
 
     for name, item, definition in EXPANDED:
         deps = _paths(definition, "deps", item) + code_files(STAGES[name])
-        for path in raw_inputs(PARAMS, item).get(name, ()):
+        for path in _raw_inputs(name, item):
             assert path.as_posix() in deps, f"{name}@{item or '-'} reads {path} but does not depend on it"
 
 

@@ -24,9 +24,11 @@ MONTH = "2025-07"
 
 
 def stage(project: Path, name: str, params: dict[str, Any], month: str | None = MONTH) -> tuple[int, str]:
-    """Run ``stages.<name>`` in ``project``; its exit status and stderr."""
+    """Run stage ``name`` in ``project`` (gdelt_ingest: the step of ``stages.gdelt_month``); its exit status
+    and stderr."""
     (project / "params.yaml").write_text(yaml.safe_dump({"ray": {"executor": "serial"}, **params}))
-    command = [sys.executable, "-m", f"stages.{name}", *(["--month", month] if month else [])]
+    module = ["stages.gdelt_month", "--step", name] if name == "gdelt_ingest" else [f"stages.{name}"]
+    command = [sys.executable, "-m", *module, *(["--month", month] if month else [])]
     result = run(command, project, check=False)
     return result.returncode, result.stderr
 

@@ -64,8 +64,8 @@ def heavy_loaded_by(*modules: str) -> list[str]:
 
 def test_every_stage_is_found() -> None:
     # A glob that matched nothing would make the next test pass vacuously.
-    assert len(STAGES) >= 40
-    assert "foresight_month" in STAGES and "mirai_report" in STAGES
+    assert len(STAGES) >= 30  # 36 stage modules: several steps share one (foresight_month, check, ...)
+    assert "foresight_month" in STAGES and "mirai_stats_report" in STAGES
 
 
 def test_no_stage_imports_a_heavy_library() -> None:

@@ -29,11 +29,16 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-import psutil
+from typing import TYPE_CHECKING
 
 from almanac.core.layout import ray_cluster_file
+from almanac.core.lazy import lazy_module
 from almanac.core.stage import StageError
+
+if TYPE_CHECKING:
+    import psutil
+else:  # only the cluster's start and stop need it, not every stage that imports this module
+    psutil = lazy_module("psutil")
 
 TEMP_PARENT = "/tmp"  # short: Ray's socket paths live in the temp folder
 TEMP_PREFIX = "almanac-ray-"

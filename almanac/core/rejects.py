@@ -9,12 +9,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from almanac.core.lazy import lazy_module
 from almanac.core.schemas import REJECT_SCHEMA, table_from_rows
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # read-back counts only; every stage imports this module (~0.1 s of start-up)
+    pc = lazy_module("pyarrow.compute")
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from almanac.core.io import read_parquet_dir, write_month_partitions
 from almanac.core.layout import (
@@ -14,11 +14,17 @@ from almanac.core.layout import (
     metrics_path,
     question_dedup_dir,
 )
+from almanac.core.lazy import lazy_module
 from almanac.core.params import parse_section
 from almanac.core.rejects import StageLedger
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.foresight.schema import QUESTION_SCHEMA, RELEASED_COLUMNS
 from almanac.foresight.split import SPLITS, SplitConfig, assign_splits
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # ~0.1 s at import (it builds every compute function's wrapper): paid where used
+    pc = lazy_module("pyarrow.compute")
 
 STAGE = "foresight_split"
 

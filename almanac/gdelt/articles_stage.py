@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import time
-
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from almanac.core.io import read_parquet, write_parquet
 from almanac.core.layout import (
@@ -14,6 +13,7 @@ from almanac.core.layout import (
     metrics_path,
     read_corpus,
 )
+from almanac.core.lazy import lazy_module
 from almanac.core.params import months_in_scope, parse_section
 from almanac.core.rejects import StageLedger
 from almanac.core.stage import finish_stage, parse_stage_args
@@ -27,6 +27,11 @@ from almanac.gdelt.articles import (
     load_config_lists,
 )
 from almanac.gdelt.clean import CLEAN_EVENT_SCHEMA
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # ~0.1 s at import (it builds every compute function's wrapper): paid where used
+    pc = lazy_module("pyarrow.compute")
 
 
 def run() -> int:

@@ -13,13 +13,18 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from almanac.core.lazy import lazy_module
 from almanac.gdelt.values import NON_NEGATIVE_FIELDS
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # ~0.1 s at import (it builds every compute function's wrapper): paid where used
+    pc = lazy_module("pyarrow.compute")
 
 # Plain decimals only (GDELT writes no exponents): anything else, e.g. "1e999", is left to values.py.
 _DECIMAL = r"^-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)$"

@@ -96,3 +96,25 @@ class Stage:
         """Reports (but not stage metrics) are small text or images kept by git: DVC caches none of them."""
         parts = path.parts
         return parts[0] == "reports" and parts[1:2] != ("metrics",)
+
+
+def steps_stage(name: str, function: str, steps: tuple[Stage, ...], note: str = "") -> Stage:
+    """The DVC stage ``name`` that runs ``steps`` (each declared with ``runs_in=name``) in order in one
+    process (``almanac.core.steps.run_steps``): it reads what the steps read from outside it (a step's input
+    that an earlier step writes is not a dep), declares their params and tasks, writes and persists their
+    paths."""
+    written = {path.as_posix() for step in steps for path in step.writes}
+    if any(step.runs_in != name or step.foreach != steps[0].foreach for step in steps):
+        raise ValueError(f"stage {name}: its steps must run in it and over the same months")
+    return Stage(
+        name=name,
+        module=f"stages.{name}",
+        function=function,
+        foreach=steps[0].foreach,
+        reads=tuple(read for read in dict.fromkeys(r for s in steps for r in s.reads) if read not in written),
+        params=tuple(dict.fromkeys(param for step in steps for param in step.params)),
+        tasks=tuple(dict.fromkeys(task for step in steps for task in step.tasks)),
+        writes=tuple(path for step in steps for path in step.writes),
+        persist=tuple(path for step in steps for path in step.persist),
+        note=note,
+    )

@@ -88,7 +88,7 @@ EVENT_SPLIT: Final = Stage(
 )
 EVENT_STATS: Final = Stage(
     name="event_stats",
-    module="stages.event_stats",
+    module="stages.openforecast_stats_report",
     function="almanac.reports.event_stats_stage:run",
     reads=(p.timelines().as_posix(), p.event_splits_dir().as_posix()),
     writes=(
@@ -97,6 +97,7 @@ EVENT_STATS: Final = Stage(
         p.metrics_path("event_stats"),
         *map(p.plot_file, EVENT_STATS_CSVS[1:]),
     ),
+    runs_in="openforecast_stats_report",  # a step of the report stage (almanac.pipeline.finals)
 )
 STAGES: Final = (
     WIKI_INGEST,
@@ -107,5 +108,4 @@ STAGES: Final = (
     EVENT_TIMELINE,
     EVENT_TASKS,
     EVENT_SPLIT,
-    EVENT_STATS,
 )

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Final
 
 from almanac.core import layout as p
-from almanac.pipeline import series
-from almanac.pipeline.declare import Stage
+from almanac.pipeline import events, foresight, mirai, series
+from almanac.pipeline.declare import Stage, steps_stage
 
 SPLITS: Final = p.foresight_splits_dir().as_posix()
 ARTICLES: Final = p.articles_dir().as_posix()
@@ -142,11 +142,13 @@ def _metrics(*stages: str) -> tuple[str, ...]:
 
 
 def _report(style: str, reads: tuple[str, ...], params: tuple[str, ...], note: str = "") -> Stage:
-    """``<style>_report`` writes reports/<style>/ whole: a folder per month of ``months``, then ``all``."""
+    """``<style>_report`` writes reports/<style>/ whole: a folder per month of ``months``, then ``all``. A
+    step of ``<style>_stats_report``, after the style's statistics (one process for both)."""
     return Stage(
         name=f"{style}_report",
-        module=f"stages.{style}_report",
-        function="almanac.reports.stage:run_report_stage",
+        module=f"stages.{style}_stats_report",
+        function=f"almanac.reports.{style}_stats_report_stage:report",
+        runs_in=f"{style}_stats_report",
         # read by the whole dataset's summary only
         reads=(*reads, p.check_report(style).as_posix()),
         params=("months", *params),
@@ -192,4 +194,45 @@ OPENFORECAST_REPORT: Final = _report(
     # the card says which backend wrote timelines and tasks
     ("llm.roles.classifier", "llm.roles.annotator", "event_tasks.shortcut_audit"),
 )
-STAGES: Final = (CHECK, OPENFORESIGHT_REPORT, OPENFORECAST_REPORT, MIRAI_REPORT, series.REPORT)
+
+
+def _stats_report(stats: Stage, report: Stage, note: str) -> Stage:
+    """The style's statistics, then its reports, in one stage (``<style>_stats_report``)."""
+    return steps_stage(report.runs_in, f"almanac.reports.{report.runs_in}_stage:run", (stats, report), note)
+
+
+BOTH: Final = (
+    "The style's statistics (< 1 s of work), then its reports, in one process; each step writes its "
+)
+OPENFORESIGHT_STATS_REPORT: Final = _stats_report(
+    foresight.FUNNEL,
+    OPENFORESIGHT_REPORT,
+    BOTH + "own outputs as before: reports/foresight_funnel.{md,json}, then reports/openforesight/.",
+)
+OPENFORECAST_STATS_REPORT: Final = _stats_report(
+    events.EVENT_STATS,
+    OPENFORECAST_REPORT,
+    BOTH
+    + "own outputs as before: reports/openforecast_stats.md and its plot CSVs, then reports/openforecast/.",
+)
+MIRAI_STATS_REPORT: Final = _stats_report(
+    mirai.GDELT_STATS,
+    MIRAI_REPORT,
+    BOTH + "own outputs as before: reports/mirai_stats.md and its plot CSVs, then reports/mirai/.",
+)
+# The steps the three run: each style's statistics, then its report (reports/<style>_stats_report_stage.py)
+STATS_REPORT_STEPS: Final = (
+    foresight.FUNNEL,
+    OPENFORESIGHT_REPORT,
+    events.EVENT_STATS,
+    OPENFORECAST_REPORT,
+    mirai.GDELT_STATS,
+    MIRAI_REPORT,
+)
+STAGES: Final = (
+    CHECK,
+    OPENFORESIGHT_STATS_REPORT,
+    OPENFORECAST_STATS_REPORT,
+    MIRAI_STATS_REPORT,
+    series.REPORT,
+)

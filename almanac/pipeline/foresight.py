@@ -98,10 +98,11 @@ STEP_METRICS: Final = (
 )
 FUNNEL: Final = Stage(
     name="foresight_funnel",
-    module="stages.foresight_funnel",
+    module="stages.openforesight_stats_report",
     function="almanac.reports.foresight_funnel_stage:run",
     reads=(p.foresight_splits_dir().as_posix(), *STEP_METRICS),
     params=("months",),
     writes=(p.stats_report("foresight_funnel"), p.stats_report("foresight_funnel", ".json")),
+    runs_in="openforesight_stats_report",  # a step of the report stage (almanac.pipeline.finals)
 )
-STAGES: Final = (MONTH, QUESTION_DEDUP, SPLIT, FUNNEL)
+STAGES: Final = (MONTH, QUESTION_DEDUP, SPLIT)

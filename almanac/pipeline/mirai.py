@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from almanac.core import layout as p
-from almanac.pipeline.declare import ITEM, Stage
+from almanac.pipeline.declare import ITEM, Stage, steps_stage
 
 GDELT_STATS_CSVS: Final = (
     "mirai_counts.csv",
@@ -14,9 +14,10 @@ GDELT_STATS_CSVS: Final = (
     "mirai_quad_classes.csv",
 )
 
+MONTH_STAGE: Final = "gdelt_month"  # the DVC stage that runs a month's download, then its ingest
 GDELT_DOWNLOAD: Final = Stage(
     name="gdelt_download",
-    module="stages.gdelt_download",
+    module=f"stages.{MONTH_STAGE}",
     function="almanac.gdelt.download_stage:run",
     foreach="months",
     # The sample's list and mirror; for a real download set both params to "" (docs/operations.md).
@@ -25,12 +26,11 @@ GDELT_DOWNLOAD: Final = Stage(
     writes=(p.gdelt_raw_dir(ITEM), p.metrics_path("gdelt_download", ITEM)),
     # verified files are kept between runs; the stage removes what the list no longer names
     persist=(p.gdelt_raw_dir(ITEM),),
-    note="MIRAI-style relational queries from GDELT: download -> ingest -> clean -> articles -> monthly "
-    "queries -> stats.",
+    runs_in=MONTH_STAGE,
 )
 GDELT_INGEST: Final = Stage(
     name="gdelt_ingest",
-    module="stages.gdelt_ingest",
+    module=f"stages.{MONTH_STAGE}",
     function="almanac.gdelt.ingest_stage:run",
     foreach="months",
     reads=(p.gdelt_raw_dir(ITEM).as_posix(),),
@@ -41,6 +41,18 @@ GDELT_INGEST: Final = Stage(
         p.gdelt_ingest_rejects(ITEM),
         p.metrics_path("gdelt_ingest", ITEM),
     ),
+    runs_in=MONTH_STAGE,
+)
+# The steps gdelt_month runs, in order (almanac.gdelt.month_stage.STEPS).
+MONTH_STEPS: Final = (GDELT_DOWNLOAD, GDELT_INGEST)
+GDELT_MONTH: Final = steps_stage(
+    MONTH_STAGE,
+    "almanac.gdelt.month_stage:run",
+    MONTH_STEPS,
+    note="MIRAI-style relational queries from GDELT: download -> ingest -> clean -> articles -> monthly "
+    "queries -> stats. A month's download and ingest run in one process (gdelt_month), each step with its "
+    "own outputs and metrics as before; the verified downloads persist, so a rerun for an ingest change "
+    "lists the month again and re-verifies its kept files (MD5) without fetching them.",
 )
 GDELT_CLEAN: Final = Stage(
     name="gdelt_clean",
@@ -70,7 +82,7 @@ RELATION_SPLIT: Final = Stage(
 )
 GDELT_STATS: Final = Stage(
     name="gdelt_stats",
-    module="stages.gdelt_stats",
+    module="stages.mirai_stats_report",
     function="almanac.reports.gdelt_stats_stage:run",
     reads=(
         p.gdelt_events_dir().as_posix(),
@@ -86,5 +98,6 @@ GDELT_STATS: Final = Stage(
         p.metrics_path("gdelt_stats"),
         *map(p.plot_file, GDELT_STATS_CSVS[2:]),
     ),
+    runs_in="mirai_stats_report",  # a step of the report stage (almanac.pipeline.finals)
 )
-STAGES: Final = (GDELT_DOWNLOAD, GDELT_INGEST, GDELT_CLEAN, GDELT_ARTICLES, RELATION_SPLIT, GDELT_STATS)
+STAGES: Final = (GDELT_MONTH, GDELT_CLEAN, GDELT_ARTICLES, RELATION_SPLIT)

@@ -20,10 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from almanac.core.field_roles import Role, with_roles
@@ -34,6 +33,7 @@ from almanac.core.layout import (
     futuresim_chunks,
     futuresim_index_dir,
 )
+from almanac.core.lazy import lazy_module
 from almanac.futuresim.dates import retrieval_cutoff
 from almanac.futuresim.retrieval import NO_HIT_BACKEND
 from almanac.futuresim.schema import RETRIEVAL_SCHEMA
@@ -41,6 +41,11 @@ from almanac.futurex.metrics import PARTIAL_CREDIT
 from almanac.futurex.schema import TIER_NAMES
 from almanac.reports.scope import ReportScope
 from almanac.reports.styles import SPLIT_ORDER, DatasetStyle, TableKey
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # ~0.1 s at import (it builds every compute function's wrapper): paid where used
+    pc = lazy_module("pyarrow.compute")
 
 CORPUS = TableKey("corpus", "articles")  # the day folders, loaded as JSON lines
 CHUNKS = TableKey("chunks", "corpus")

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
-import fsspec
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from almanac.core.layout import (
@@ -26,6 +24,17 @@ from almanac.core.layout import (
     mirai_queries_dir,
 )
 from almanac.core.layout import series_paths as sp
+from almanac.core.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import fsspec
+else:  # ~0.1-0.2 s (with asyncio): read where a report reads its files, not at every importer's start-up
+    fsspec = lazy_module("fsspec")
+
+if TYPE_CHECKING:
+    import pyarrow.compute as pc
+else:  # ~0.1 s at import (it builds every compute function's wrapper): paid where used
+    pc = lazy_module("pyarrow.compute")
 
 Layout = Literal["split/month", "split/config", "month", "split", "config"]
 

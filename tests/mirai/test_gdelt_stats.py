@@ -206,7 +206,7 @@ def test_stages_end_to_end(tmp_path: Path) -> None:
         6,
         {"not_sampled": 4},
     )
-    result = _run("stages.gdelt_stats", tmp_path)
+    result = _run("stages.mirai_stats_report", tmp_path, "--step", "gdelt_stats")
     assert result.returncode == 0, result.stderr
     stats = json.loads((tmp_path / "reports/metrics/gdelt_stats.json").read_text())
     assert [row["queries"] for row in stats["counts"]] == [0, 2, 2]

@@ -134,9 +134,10 @@ PHASES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
         ("gdelt_clean", "wiki_filter", "wcep_ingest", "series_ingest"),
     ),
     (  # OpenForesight and FutureSim | MIRAI and OpenForecast (the series questions read the FutureSim
-        # index, and every report reads the one check stage, so the closing `dvc repro` builds those)
-        ("corpus_stats", "foresight_funnel", "futuresim_funnel"),
-        ("relation_split", "gdelt_stats", "event_stats"),
+        # index, and every report, with its style's statistics, reads the one check stage, so the closing
+        # `dvc repro` builds those)
+        ("corpus_stats", "foresight_split", "futuresim_questions"),
+        ("relation_split", "gdelt_articles", "event_split"),
     ),
 )
 
