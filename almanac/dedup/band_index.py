@@ -82,14 +82,30 @@ def load_segment(folder: Path, crawl: str) -> Segment:
 
 
 def probe(sorted_hashes: U64, rows: I64, queries: U64) -> tuple[I64, I64]:
-    """Every ``(query index, row)`` whose hash in the sorted band equals the query's (binary search)."""
-    low = np.searchsorted(sorted_hashes, queries, side="left")
-    high = np.searchsorted(sorted_hashes, queries, side="right")
-    counts = (high - low).astype(np.int64)
-    total = int(counts.sum())
-    if not total:
+    """Every ``(query index, row)`` whose hash in the sorted band equals the query's (binary search),
+    by query index."""
+    order = np.argsort(queries, kind="stable")
+    which, found = probe_sorted(sorted_hashes, rows, queries[order])
+    which = order[which]
+    by_query = np.argsort(which, kind="stable")
+    return which[by_query], found[by_query]
+
+
+def probe_sorted(sorted_hashes: U64, rows: I64, queries: U64) -> tuple[I64, I64]:
+    """:func:`probe` of ascending ``queries`` (positions in them): binary searches of ascending keys
+    start where the last one ended, and only the few queries found get a second search for the end of
+    their run of equal hashes (most probes of a new month find nothing)."""
+    if not len(queries) or not len(sorted_hashes):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    which = np.repeat(np.arange(len(queries), dtype=np.int64), counts)
+    low = np.searchsorted(sorted_hashes, queries, side="left")
+    hit = np.flatnonzero(sorted_hashes[np.minimum(low, len(sorted_hashes) - 1)] == queries)
+    if not len(hit):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    low = low[hit].astype(np.int64)
+    high = np.searchsorted(sorted_hashes, queries[hit], side="right").astype(np.int64)
+    counts = high - low
+    total = int(counts.sum())
+    which = np.repeat(hit.astype(np.int64), counts)
     steps = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    positions = np.repeat(low.astype(np.int64), counts) + steps
+    positions = np.repeat(low, counts) + steps
     return which, np.asarray(rows[positions], dtype=np.int64)

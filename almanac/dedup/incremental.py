@@ -45,9 +45,16 @@ from almanac.core.layout import (
 )
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
-from almanac.dedup.band_index import MonthSlice, load_segment, probe, segment_paths, write_segments
+from almanac.dedup.band_index import (
+    MonthSlice,
+    load_segment,
+    probe_sorted,
+    segment_paths,
+    write_segments,
+)
 from almanac.dedup.banding import BandColumns, _band_pair_keys, pairs_from_keys
 from almanac.dedup.corpus_io import Part, StoredTexts, corpus_parts, write_parts
+from almanac.dedup.file_digests import digest, remember
 from almanac.dedup.near_duplicates import DedupConfig
 from almanac.dedup.signature_store import ingest_files, read_meta, read_signed
 from almanac.dedup.survivors import Selection, clustered_rows, decide, renumber, select_survivors
@@ -55,13 +62,6 @@ from almanac.dedup.verify import verify_pairs
 
 INDEX_FORMAT = 2  # bump when the state's layout or meaning changes: an old state then means a full rebuild
 _ALL = 1 << 64
-
-
-def digest(path: Path) -> str:
-    """SHA-256 of a file, 128 bits of it (the state checks every input and output it reuses; SHA-256
-    runs in hardware here, about twice BLAKE2b's speed)."""
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()[:32]
 
 
 def _decisive(config: DedupConfig) -> dict[str, Any]:
@@ -141,10 +141,13 @@ def dedup_corpus(
     if isinstance(found, Plan):
         done = _incremental(found, crawled, months, config, index)
         if not isinstance(done, str):
+            remember()
             return done
         found = done
     print(f"dedup: full rebuild ({found})", file=sys.stderr)
-    return _full(crawled, months, config, ray_config, index)
+    rebuilt = _full(crawled, months, config, ray_config, index)
+    remember()
+    return rebuilt
 
 
 def _slices(crawls: list[str]) -> list[MonthSlice]:
@@ -310,11 +313,13 @@ def _fresh_pairs(
         touched = new_fresh[left] | new_fresh[right]
         keys.append(_keys(new_rows[left[touched]], new_rows[right[touched]], count))
         wanted = column[queries]
+        order = np.argsort(wanted, kind="stable")  # once per band, for every old segment
+        ordered_queries, wanted = queries[order], wanted[order]
         for first, segment in segments:
-            which, partner = probe(segment.hashes[band], segment.rows[band], wanted)
+            which, partner = probe_sorted(segment.hashes[band], segment.rows[band], wanted)
             partner = partner + first
             usable = eligible[partner]
-            keys.append(_keys(new_rows[queries[which[usable]]], partner[usable], count))
+            keys.append(_keys(new_rows[ordered_queries[which[usable]]], partner[usable], count))
     return pairs_from_keys(keys, count)
 
 
