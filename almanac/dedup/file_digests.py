@@ -37,7 +37,7 @@ def digest(path: Path) -> str:
     """SHA-256 of a file, 128 bits of it (SHA-256 runs in hardware here, about twice BLAKE2b's speed),
     from the remembered digests when the file's stat is the one recorded with it."""
     _load()
-    name = str(path.resolve())
+    name = os.path.abspath(path)  # no symlink resolution: stat below follows the path as given
     status = path.stat()
     entry = _known.get(name)
     if entry is not None and entry[:4] == _stat_key(status):
@@ -50,7 +50,7 @@ def digest(path: Path) -> str:
 
 
 def _load() -> None:
-    where = cache_path().resolve()
+    where = Path(os.path.abspath(cache_path()))
     if _loaded == [where]:
         return
     _known.clear()

@@ -47,20 +47,23 @@ from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
 from almanac.dedup.band_index import (
     MonthSlice,
+    load_meta,
     load_segment,
+    meta_path,
     probe_sorted,
     segment_paths,
+    write_metas,
     write_segments,
 )
 from almanac.dedup.banding import BandColumns, _band_pair_keys, pairs_from_keys
 from almanac.dedup.corpus_io import Part, StoredTexts, corpus_parts, write_parts
 from almanac.dedup.file_digests import digest, remember
 from almanac.dedup.near_duplicates import DedupConfig
-from almanac.dedup.signature_store import ingest_files, read_meta, read_signed
+from almanac.dedup.signature_store import ingest_files, read_signed
 from almanac.dedup.survivors import Selection, clustered_rows, decide, renumber, select_survivors
 from almanac.dedup.verify import verify_pairs
 
-INDEX_FORMAT = 2  # bump when the state's layout or meaning changes: an old state then means a full rebuild
+INDEX_FORMAT = 3  # bump when the state's layout or meaning changes: an old state then means a full rebuild
 _ALL = 1 << 64
 
 
@@ -83,7 +86,7 @@ def _crawl_digests(crawl: str) -> dict[str, str]:
 
 
 def _segment_digest(folder: Path, crawl: str) -> str:
-    return "+".join(digest(path) for path in segment_paths(folder, crawl))
+    return "+".join(digest(path) for path in (*segment_paths(folder, crawl), meta_path(folder, crawl)))
 
 
 def _kept_digests(meta: pa.Table, parts: list[Part]) -> dict[str, str]:
@@ -180,6 +183,7 @@ def _full(
         write_parts(signed.meta, parts, staging, config.text_batch_rows, config.select.workers)
     with atomic_dir(index) as staging:
         write_segments(staging / "bands", slices, signed.hashes, signed.empty)
+        write_metas(staging / "bands", slices, signed.meta)
         kept_digests = _kept_digests(signed.meta, parts)
         _save(staging, signed.meta, selection, crawled, months, config, (kept_digests, {}), {})
     ledger.add_run_count("parts_written", len(parts))
@@ -205,7 +209,7 @@ def _incremental(
             parts.append(signed.meta.slice(start, size))
             start += size
         else:
-            parts.append(read_meta([dedup_signatures(crawl)], config.num_perm, config.text_batch_rows))
+            parts.append(load_meta(index / "bands", crawl))  # kept by the index, not decoded again
     meta = pa.concat_tables(parts)
     count = meta.num_rows
     new_rows = np.concatenate(
@@ -267,6 +271,7 @@ def _incremental(
         new_slices.append(MonthSlice(crawl, start, start + size))
         start += size
     write_segments(index / "bands", new_slices, signed.hashes, signed.empty)
+    write_metas(index / "bands", new_slices, signed.meta)
     _save(
         index,
         meta,
