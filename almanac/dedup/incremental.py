@@ -3,8 +3,8 @@
 The dedup stage keeps its state in ``data/dedup/index/`` (a DVC output with ``persist: true``, so DVC
 leaves it, and ``data/articles/``, in place when the stage reruns):
 
-- ``bands/<crawl month>.{hashes,rows}.npy``: the band index (almanac.dedup.band_index), one segment per
-  crawl month, a function of that month's signatures alone;
+- ``bands/<crawl month>.{hashes,rows}.npy`` and ``.meta.arrow``: the band index and the month's metadata
+  rows (almanac.dedup.band_index), one segment per crawl month, a function of its signatures alone;
 - ``edges.parquet``: every verified near-duplicate pair ``(left_id, right_id, jaccard)``, by article id;
 - ``manifest.json``: the index format, the params that decide, the months in scope, a digest of every
   crawl month's signature file, ingest files and segment, of ``edges.parquet`` and of each corpus file
@@ -15,10 +15,10 @@ pair and a pair's Jaccard depend on ids alone, whichever copy of an id is kept. 
 are added (and months in scope, none of them holding an old crawl month's article), the pairs the full
 rebuild would verify are the stored ones (both ids seen before) plus those with a fresh id, which are
 exactly the pairs a new month's fresh documents find by probing the index and among themselves. Scope,
-first copies and the clusters' keepers are then decided over all articles from metadata (the same code
-as a full rebuild; no text is read for it), so a late-crawled earlier copy still wins. Only corpus
-months whose kept rows changed are rewritten. Anything else (another param, a changed old month, a
-damaged or missing state) falls back to a full rebuild, which writes the same state.
+first copies and the clusters' keepers are then decided over all articles from the metadata the index
+keeps (the same code as a full rebuild; no text is read for it), so a late-crawled earlier copy still
+wins. Only corpus parts whose kept rows changed are rewritten. Anything else (another param, a changed
+old month, a damaged or missing state) falls back to a full rebuild, which writes the same state.
 """
 
 from __future__ import annotations
