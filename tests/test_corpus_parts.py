@@ -213,8 +213,8 @@ def test_a_re_signed_old_crawl_month_means_a_full_rebuild(
     _write_crawl("2024-02")
     assert "incremental" not in _run(["2024-01", "2024-02"])
     # February's crawl read again with E published a day later: its ingest and signature files change
-    moved = ARTICLES["E"][:3] + (datetime(2024, 2, 6, tzinfo=UTC),)
-    monkeypatch.setitem(ARTICLES, "E", moved)
+    crawl, url, text, _day = ARTICLES["E"]
+    monkeypatch.setitem(ARTICLES, "E", (crawl, url, text, datetime(2024, 2, 6, tzinfo=UTC)))
     _write_crawl("2024-02")
     _write_crawl("2024-03")
     assert "incremental" not in _run(MONTHS)  # the remembered digests of February no longer match
