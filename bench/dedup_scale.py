@@ -14,7 +14,8 @@ Reported per scale and month count: wall seconds, CPU seconds and peak RSS of ea
 CPU second of signing and of dedup; then the cost of adding one crawl month to a build of N (sign it +
 dedup probing the band index the build left) against a full rebuild (sign every month + dedup without
 an index), whether the two give byte-identical outputs, and the goal 1.5 / N; also each stage
-process's fixed start-up CPU (imports and params, measured alone) and the ratio without it.
+process's fixed start-up CPU (imports and params, measured alone) and the ratio without it; the load
+average at the start and end of each size's run (a process's CPU seconds grow on a loaded machine too).
 ``--million`` adds one run at 1,000,000 articles (minutes; opt-in).
 """
 
@@ -249,7 +250,7 @@ def remove_scratch(root: Path) -> None:
 def bench_scale(workdir: Path, docs: int, months: list[str], seed: int, processes: int = 1) -> dict[str, Any]:
     """One size; ``processes`` > 1 generates the crawl months in parallel (the 1M and 10M runs)."""
     root = workdir / f"docs-{docs}-months-{len(months)}-seed-{seed}"
-    started = time.perf_counter()
+    started, load_before = time.perf_counter(), os.getloadavg()[0]
     if not (root / "generated").exists():  # a kept scratch project (--keep) is reused as it is
         remove_scratch(root)
         root.mkdir(parents=True)
@@ -286,8 +287,7 @@ def bench_scale(workdir: Path, docs: int, months: list[str], seed: int, processe
     # Each process pays a fixed start-up; a full rebuild runs N + 2 of them (N + 1 signings, dedup),
     # adding a month 2. Without them the ratio is the per-article work's alone.
     sign_start, dedup_start = startup_cpu(root, "dedup_signatures"), startup_cpu(root, "dedup")
-    fixed_full = len(months) * sign_start + dedup_start
-    fixed_added = sign_start + dedup_start
+    fixed_full, fixed_added = len(months) * sign_start + dedup_start, sign_start + dedup_start
     sig_mb = (
         sum(path.stat().st_size for path in (root / "data" / "dedup" / "signatures").glob("*.parquet"))
         / 2**20
@@ -327,6 +327,7 @@ def bench_scale(workdir: Path, docs: int, months: list[str], seed: int, processe
         ),
         "add_month_cpu_goal": round(1.5 / (len(months) - 1), 3),  # 1.5 / N, N = months before the added one
         "outputs_identical_to_full_rebuild": identical,
+        "load_average_1m": {"start": round(load_before, 1), "end": round(os.getloadavg()[0], 1)},
         "dedup_metrics": {
             key: metrics[key] for key in ("items_out", "rejected_by_reason", "candidate_pairs")
         },

@@ -10,6 +10,7 @@ Every expected file and order below is worked out from those dates by hand.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import shutil
@@ -24,6 +25,7 @@ import pytest
 from almanac.core.ids import content_id
 from almanac.core.layout import month_files, read_corpus, read_month_articles
 from almanac.core.schemas import ARTICLE_SCHEMA
+from almanac.dedup import file_digests
 from almanac.dedup.corpus_io import corpus_parts
 from almanac.dedup.near_duplicates import DedupConfig
 from almanac.futuresim.own_article import article_texts
@@ -175,3 +177,49 @@ def test_a_month_of_parts_reads_in_date_then_id_order(tmp_path: Path) -> None:
     assert read_month_articles("2024-02", tmp_path).column("id").to_pylist() == [_id("B"), _id("A")]
     with pytest.raises(FileNotFoundError, match="2024-03"):
         read_month_articles("2024-03", tmp_path)
+
+
+def test_a_remembered_digest_is_read_again_once_the_file_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "signatures.parquet"
+    path.write_bytes(b"first")
+    first = file_digests.digest(path)
+    assert first == hashlib.sha256(b"first").hexdigest()[:32]
+    file_digests.remember()
+    monkeypatch.setattr(file_digests, "_loaded", [])  # as a new process: the digests come from the file
+    assert file_digests.cache_path().is_file()
+
+    def unread(*_args: object) -> None:
+        raise AssertionError("a remembered file was read again")
+
+    monkeypatch.setattr(hashlib, "file_digest", unread)
+    assert file_digests.digest(path) == first
+    monkeypatch.undo()
+    # same size, mtime set back as a copy tool would: the ctime still changed, so the file is read
+    status = os.stat(path)
+    path.write_bytes(b"other")
+    os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert file_digests.digest(path) == hashlib.sha256(b"other").hexdigest()[:32]
+
+
+@pytest.mark.slow
+def test_a_re_signed_old_crawl_month_means_a_full_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _write_crawl("2024-01")
+    _write_crawl("2024-02")
+    assert "incremental" not in _run(["2024-01", "2024-02"])
+    # February's crawl read again with E published a day later: its ingest and signature files change
+    crawl, url, text, _day = ARTICLES["E"]
+    monkeypatch.setitem(ARTICLES, "E", (crawl, url, text, datetime(2024, 2, 6, tzinfo=UTC)))
+    _write_crawl("2024-02")
+    _write_crawl("2024-03")
+    assert "incremental" not in _run(MONTHS)  # the remembered digests of February no longer match
+    rebuilt = _files()
+    shutil.rmtree("data/dedup/index")
+    shutil.rmtree("data/articles")
+    assert "incremental" not in _run(MONTHS)
+    assert _files() == rebuilt

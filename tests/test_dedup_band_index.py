@@ -24,7 +24,7 @@ import pytest
 from almanac.core.ids import content_id
 from almanac.core.layout import read_month_articles
 from almanac.core.schemas import ARTICLE_SCHEMA
-from almanac.dedup.band_index import probe
+from almanac.dedup.band_index import probe, probe_sorted
 from almanac.dedup.near_duplicates import DedupConfig
 from bench.dedup_scale import _append, make_crawl
 from tests.support.dedup_runs import deduplicate, sign
@@ -147,3 +147,20 @@ def test_probe_finds_every_equal_hash() -> None:
         (2, 7),
         (3, 40),
     ]
+
+
+def test_probe_of_sorted_queries_finds_what_a_scan_finds() -> None:
+    rng = np.random.default_rng(5)
+    hashes = np.sort(rng.integers(0, 40, 300).astype(np.uint64))  # long runs of equal hashes
+    rows = rng.permutation(300).astype(np.int64)
+    queries = np.sort(rng.integers(0, 60, 200).astype(np.uint64))  # many above the largest hash
+    which, found = probe_sorted(hashes, rows, queries)
+    scanned = sorted(
+        (index, int(rows[position]))
+        for index, query in enumerate(queries.tolist())
+        for position in np.flatnonzero(hashes == query).tolist()
+    )
+    assert sorted(zip(which.tolist(), found.tolist(), strict=True)) == scanned
+    assert len(scanned) > 200  # the runs were found whole, not one row each
+    empty = np.zeros(0, dtype=np.uint64)
+    assert [len(part) for part in probe_sorted(empty, np.zeros(0, dtype=np.int64), queries)] == [0, 0]

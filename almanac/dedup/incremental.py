@@ -3,8 +3,8 @@
 The dedup stage keeps its state in ``data/dedup/index/`` (a DVC output with ``persist: true``, so DVC
 leaves it, and ``data/articles/``, in place when the stage reruns):
 
-- ``bands/<crawl month>.{hashes,rows}.npy``: the band index (almanac.dedup.band_index), one segment per
-  crawl month, a function of that month's signatures alone;
+- ``bands/<crawl month>.{hashes,rows}.npy`` and ``.meta.arrow``: the band index and the month's metadata
+  rows (almanac.dedup.band_index), one segment per crawl month, a function of its signatures alone;
 - ``edges.parquet``: every verified near-duplicate pair ``(left_id, right_id, jaccard)``, by article id;
 - ``manifest.json``: the index format, the params that decide, the months in scope, a digest of every
   crawl month's signature file, ingest files and segment, of ``edges.parquet`` and of each corpus file
@@ -15,10 +15,10 @@ pair and a pair's Jaccard depend on ids alone, whichever copy of an id is kept. 
 are added (and months in scope, none of them holding an old crawl month's article), the pairs the full
 rebuild would verify are the stored ones (both ids seen before) plus those with a fresh id, which are
 exactly the pairs a new month's fresh documents find by probing the index and among themselves. Scope,
-first copies and the clusters' keepers are then decided over all articles from metadata (the same code
-as a full rebuild; no text is read for it), so a late-crawled earlier copy still wins. Only corpus
-months whose kept rows changed are rewritten. Anything else (another param, a changed old month, a
-damaged or missing state) falls back to a full rebuild, which writes the same state.
+first copies and the clusters' keepers are then decided over all articles from the metadata the index
+keeps (the same code as a full rebuild; no text is read for it), so a late-crawled earlier copy still
+wins. Only corpus parts whose kept rows changed are rewritten. Anything else (another param, a changed
+old month, a damaged or missing state) falls back to a full rebuild, which writes the same state.
 """
 
 from __future__ import annotations
@@ -45,23 +45,26 @@ from almanac.core.layout import (
 )
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
-from almanac.dedup.band_index import MonthSlice, load_segment, probe, segment_paths, write_segments
+from almanac.dedup.band_index import (
+    MonthSlice,
+    load_meta,
+    load_segment,
+    meta_path,
+    probe_sorted,
+    segment_paths,
+    write_metas,
+    write_segments,
+)
 from almanac.dedup.banding import BandColumns, _band_pair_keys, pairs_from_keys
 from almanac.dedup.corpus_io import Part, StoredTexts, corpus_parts, write_parts
+from almanac.dedup.file_digests import digest, remember
 from almanac.dedup.near_duplicates import DedupConfig
-from almanac.dedup.signature_store import ingest_files, read_meta, read_signed
+from almanac.dedup.signature_store import ingest_files, read_signed
 from almanac.dedup.survivors import Selection, clustered_rows, decide, renumber, select_survivors
 from almanac.dedup.verify import verify_pairs
 
-INDEX_FORMAT = 2  # bump when the state's layout or meaning changes: an old state then means a full rebuild
+INDEX_FORMAT = 3  # bump when the state's layout or meaning changes: an old state then means a full rebuild
 _ALL = 1 << 64
-
-
-def digest(path: Path) -> str:
-    """SHA-256 of a file, 128 bits of it (the state checks every input and output it reuses; SHA-256
-    runs in hardware here, about twice BLAKE2b's speed)."""
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()[:32]
 
 
 def _decisive(config: DedupConfig) -> dict[str, Any]:
@@ -83,7 +86,7 @@ def _crawl_digests(crawl: str) -> dict[str, str]:
 
 
 def _segment_digest(folder: Path, crawl: str) -> str:
-    return "+".join(digest(path) for path in segment_paths(folder, crawl))
+    return "+".join(digest(path) for path in (*segment_paths(folder, crawl), meta_path(folder, crawl)))
 
 
 def _kept_digests(meta: pa.Table, parts: list[Part]) -> dict[str, str]:
@@ -141,10 +144,13 @@ def dedup_corpus(
     if isinstance(found, Plan):
         done = _incremental(found, crawled, months, config, index)
         if not isinstance(done, str):
+            remember()
             return done
         found = done
     print(f"dedup: full rebuild ({found})", file=sys.stderr)
-    return _full(crawled, months, config, ray_config, index)
+    rebuilt = _full(crawled, months, config, ray_config, index)
+    remember()
+    return rebuilt
 
 
 def _slices(crawls: list[str]) -> list[MonthSlice]:
@@ -177,6 +183,7 @@ def _full(
         write_parts(signed.meta, parts, staging, config.text_batch_rows, config.select.workers)
     with atomic_dir(index) as staging:
         write_segments(staging / "bands", slices, signed.hashes, signed.empty)
+        write_metas(staging / "bands", slices, signed.meta)
         kept_digests = _kept_digests(signed.meta, parts)
         _save(staging, signed.meta, selection, crawled, months, config, (kept_digests, {}), {})
     ledger.add_run_count("parts_written", len(parts))
@@ -202,7 +209,7 @@ def _incremental(
             parts.append(signed.meta.slice(start, size))
             start += size
         else:
-            parts.append(read_meta([dedup_signatures(crawl)], config.num_perm, config.text_batch_rows))
+            parts.append(load_meta(index / "bands", crawl))  # kept by the index, not decoded again
     meta = pa.concat_tables(parts)
     count = meta.num_rows
     new_rows = np.concatenate(
@@ -264,6 +271,7 @@ def _incremental(
         new_slices.append(MonthSlice(crawl, start, start + size))
         start += size
     write_segments(index / "bands", new_slices, signed.hashes, signed.empty)
+    write_metas(index / "bands", new_slices, signed.meta)
     _save(
         index,
         meta,
@@ -310,11 +318,13 @@ def _fresh_pairs(
         touched = new_fresh[left] | new_fresh[right]
         keys.append(_keys(new_rows[left[touched]], new_rows[right[touched]], count))
         wanted = column[queries]
+        order = np.argsort(wanted, kind="stable")  # once per band, for every old segment
+        ordered_queries, wanted = queries[order], wanted[order]
         for first, segment in segments:
-            which, partner = probe(segment.hashes[band], segment.rows[band], wanted)
+            which, partner = probe_sorted(segment.hashes[band], segment.rows[band], wanted)
             partner = partner + first
             usable = eligible[partner]
-            keys.append(_keys(new_rows[queries[which[usable]]], partner[usable], count))
+            keys.append(_keys(new_rows[ordered_queries[which[usable]]], partner[usable], count))
     return pairs_from_keys(keys, count)
 
 
