@@ -14,7 +14,9 @@ in the same run:
 - the same with the fast path off (``ALMANAC_REPRO_NO_FAST_PATH=1``): ``dvc repro --quiet`` with the
   launcher's patches, which is what a no-op costs when the stamp is missing or stale (it writes the stamp).
 
-Each command gets one warm-up run that is not counted (the first no-op after a build writes the stamp).
+Each command gets one warm-up run that is not counted. The first no-op after a build is not timed here: a
+build that ran stages now writes the stamp itself (``almanac.core.noop_recheck``; its extra CPU and the
+first no-op's are in docs/build_speed.md), so that no-op is the fast path's row.
 
 A no-op's CPU, profiled on the sample's 76 stage instances after issue 26's second pass
 (docs/build_speed.md): importing DVC ~20%, loading dvc.yaml and dvc.lock and building the stages ~35%, the

@@ -45,7 +45,7 @@ from typing import Any
 STAMP = Path(".dvc/tmp/almanac-noop-stamp.json")
 FORMAT = 2
 # The launcher's modules: an edit to them changes what the fast path means.
-LAUNCHER_CODE = ("repro.py", "noop_stamp.py", "month_lists.py", "params.py")
+LAUNCHER_CODE = ("repro.py", "noop_stamp.py", "noop_recheck.py", "month_lists.py", "params.py")
 # Set to anything to take DVC's path even when the stamp matches (benchmarks, distrust).
 DISABLE_VARIABLE = "ALMANAC_REPRO_NO_FAST_PATH"
 
@@ -352,10 +352,12 @@ def write(stamp: dict[str, Any], stamp_path: Path = STAMP) -> None:
     os.replace(temporary, stamp_path)
 
 
-def stamp_no_ops(no_stage_ran: Callable[[], bool], before_ns: int) -> None:
+def stamp_no_ops(
+    no_stage_ran: Callable[[], bool], before_ns: int, after_a_build: Callable[[list[Any]], Any] | None = None
+) -> None:
     """Make DVC's ``reproduce`` write the stamp when ``no_stage_ran()`` after it, taken inside ``reproduce``
-    (repository locked, its index still built). A stamp that cannot be taken is no stamp: the next run takes
-    DVC's path; the repro's own result never depends on it."""
+    (repository locked, its index still built); otherwise ``after_a_build(steps)`` (noop_recheck).
+    A stamp that cannot be taken is no stamp: the next run takes DVC's path; the repro never depends on it."""
     from dvc.repo import reproduce as module
 
     run_steps = getattr(module, "_reproduce", None)
@@ -370,6 +372,8 @@ def stamp_no_ops(no_stage_ran: Callable[[], bool], before_ns: int) -> None:
                 write(collect(steps[0].repo, before_ns))
             except Exception:  # an optimisation: never fails the repro
                 forget()
+        elif steps and after_a_build is not None:
+            after_a_build(steps)
         return result
 
     # Repo.reproduce (locked) calls the module global _reproduce with the planned steps

@@ -3,7 +3,8 @@
     python -m almanac.core.repro [DVC REPRO ARGS ...]     # e.g. foresight_month@2025-03, --dry, -f
 
 Without arguments, when nothing DVC's decision reads changed since a ``make repro`` in which DVC ran no
-stage, it prints one line and exits without importing DVC (the no-op stamp: ``almanac.core.noop_stamp``;
+stage, or after which DVC found nothing left to do (``almanac.core.noop_recheck``: the first no-op after a
+build), it prints one line and exits without importing DVC (the no-op stamp: ``almanac.core.noop_stamp``;
 ``python -m almanac.core.noop_stamp`` says why the next run would not take it). Otherwise, or with any
 argument, the real ``dvc repro`` (DVC's own command line, in this process), with two changes:
 
@@ -55,7 +56,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from almanac.core import noop_stamp
+from almanac.core import noop_recheck, noop_stamp
 
 
 @dataclass
@@ -356,7 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         noop_stamp.forget()
     if not args and at_root:
         before_ns = noop_stamp.filesystem_now(noop_stamp.STAMP.parent)
-        noop_stamp.stamp_no_ops(lambda: bool(tally.considered and not tally.ran), before_ns)
+        noop_stamp.stamp_no_ops(
+            lambda: bool(tally.considered and not tally.ran), before_ns, noop_recheck.stamp_if_up_to_date
+        )
     _memoise_yaml_loads()
     _direct_param_lookup()
     _reentrant_rwlock()
