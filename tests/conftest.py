@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import sample_build as sample
+from tests.support import timings
 from tests.support.heartbeat import Heartbeat
 
 # No test may touch the network: the Hugging Face libraries (card parsing, `datasets` loading published
@@ -22,6 +23,7 @@ _heartbeat: Heartbeat | None = None  # this process's tests (an xdist worker's, 
 _collecting: Heartbeat | None = (
     None  # the run's line while the tests are collected (minutes on a busy machine)
 )
+_times = timings.from_environment()  # ALMANAC_TEST_TIMES=<file>: each test's wall and CPU (docs/testing.md)
 
 
 def whole_suite(config: pytest.Config) -> bool:
@@ -41,6 +43,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if config.option.collectonly:
         return
+    if _times is not None:
+        _times.begin("<collection>")  # this process's: ends when its first test starts
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _heartbeat = Heartbeat()
         return
@@ -62,11 +66,16 @@ def pytest_runtest_logstart(nodeid: str) -> None:
     _collecting = None
     if _heartbeat is not None:
         _heartbeat.begin(nodeid)
+    if _times is not None:
+        _times.end()  # the collection's record, before this process's first test
+        _times.begin(nodeid)
 
 
 def pytest_runtest_logfinish() -> None:
     if _heartbeat is not None:
         _heartbeat.end()
+    if _times is not None:
+        _times.end()
 
 
 def _needs_sample(item: pytest.Item) -> bool:
