@@ -97,13 +97,16 @@ def wait_for_build(basetemp: Path, show: Callable[[str], None]) -> Path:
                 show(f"sample build [{since:4.0f} s]: {text}")
         return max(shown, len(lines))
 
+    waited = False
     while not (root / "done").exists():
+        waited = True
         if (root / "failed").exists() or not _alive(root) or time.monotonic() - started > TIMEOUT_SECONDS:
             tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
             raise RuntimeError(f"the sample build failed (log: {log}):\n{tail}")
         shown = show_new_lines()
         time.sleep(POLL_SECONDS)
-    show_new_lines()  # the build's last line, written just before `done`
+    if waited:
+        show_new_lines()  # the build's last line, written just before `done`
     return root / "project"
 
 
