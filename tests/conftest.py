@@ -39,7 +39,7 @@ def whole_suite(config: pytest.Config) -> bool:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Between pytest's captures (after the conftests loaded, before collection), so fd 2 is the real one."""
-    global _heartbeat, _collecting
+    global _heartbeat, _collecting, _times
     config = session.config
     if config.option.collectonly:
         return
@@ -56,7 +56,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _collecting.begin("test collection")
     if not config.pluginmanager.hasplugin("dsession"):
         _heartbeat = _collecting  # one process: the same heartbeat goes on with its tests
-    # else the xdist controller runs no test: its workers beat, and this one stops at the first test
+    else:
+        # the xdist controller runs no test: its workers beat, and this one stops at the first test; it sees
+        # the workers' test hooks too, so only the workers time them
+        _times = None
 
 
 def pytest_runtest_logstart(nodeid: str) -> None:

@@ -66,6 +66,8 @@ def from_environment() -> Timings | None:
 
 
 def summary(lines: list[dict[str, object]], top: int = 30) -> str:
+    if any(line["worker"] != "main" for line in lines):  # an xdist controller's copies of its workers' tests
+        lines = [line for line in lines if line["worker"] != "main"]
     by_file: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
     by_worker: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, float("inf"), 0.0])
     for line in lines:
