@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import rewrite_ahead, timings
 from tests.support import sample_build as sample
-from tests.support import timings
 from tests.support.heartbeat import Heartbeat
 
 # No test may touch the network: the Hugging Face libraries (card parsing, `datasets` loading published
@@ -60,6 +60,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         # the xdist controller runs no test: its workers beat, and this one stops at the first test; it sees
         # the workers' test hooks too, so only the workers time them
         _times = None
+        rewrite_ahead.start(config, Path(__file__).parent)  # once here, not once per worker
 
 
 def pytest_runtest_logstart(nodeid: str) -> None:
