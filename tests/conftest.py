@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import rewrite_ahead, timings
 from tests.support import sample_build as sample
 from tests.support.heartbeat import Heartbeat
 
@@ -22,6 +23,7 @@ _heartbeat: Heartbeat | None = None  # this process's tests (an xdist worker's, 
 _collecting: Heartbeat | None = (
     None  # the run's line while the tests are collected (minutes on a busy machine)
 )
+_times = timings.from_environment()  # ALMANAC_TEST_TIMES=<file>: each test's wall and CPU (docs/testing.md)
 
 
 def whole_suite(config: pytest.Config) -> bool:
@@ -37,10 +39,12 @@ def whole_suite(config: pytest.Config) -> bool:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Between pytest's captures (after the conftests loaded, before collection), so fd 2 is the real one."""
-    global _heartbeat, _collecting
+    global _heartbeat, _collecting, _times
     config = session.config
     if config.option.collectonly:
         return
+    if _times is not None:
+        _times.begin("<collection>")  # this process's: ends when its first test starts
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _heartbeat = Heartbeat()
         return
@@ -52,7 +56,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _collecting.begin("test collection")
     if not config.pluginmanager.hasplugin("dsession"):
         _heartbeat = _collecting  # one process: the same heartbeat goes on with its tests
-    # else the xdist controller runs no test: its workers beat, and this one stops at the first test
+    else:
+        # the xdist controller runs no test: its workers beat, and this one stops at the first test; it sees
+        # the workers' test hooks too, so only the workers time them
+        _times = None
+        rewrite_ahead.start(config, Path(__file__).parent)  # once here, not once per worker
 
 
 def pytest_runtest_logstart(nodeid: str) -> None:
@@ -62,15 +70,28 @@ def pytest_runtest_logstart(nodeid: str) -> None:
     _collecting = None
     if _heartbeat is not None:
         _heartbeat.begin(nodeid)
+    if _times is not None:
+        _times.end()  # the collection's record, before this process's first test
+        _times.begin(nodeid)
 
 
 def pytest_runtest_logfinish() -> None:
     if _heartbeat is not None:
         _heartbeat.end()
+    if _times is not None:
+        _times.end()
 
 
 def _needs_sample(item: pytest.Item) -> bool:
     return sample.FIXTURE in getattr(item, "fixturenames", ())
+
+
+def rebuild_cost(item: pytest.Item) -> float:
+    """A test's `rebuilds(seconds)` mark: the rough length of its own `dvc repro` (0: it only reads the build)."""
+    mark = item.get_closest_marker("rebuilds")
+    if mark is None:
+        return 0.0
+    return float(mark.args[0]) if getattr(mark, "args", ()) else 1.0
 
 
 @pytest.hookimpl(trylast=True)  # after any shuffling plugin: it still shuffles within each of the two groups
@@ -78,14 +99,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests on the built sample start the last worker's share, the ones marked `rebuilds` (a long `dvc repro`
     of their own) first: that worker waits for the build (started at collection) while the others run the
     rest, then begins the longest work as soon as the build is done instead of at the end of the run, where
-    one long test left the other core idle. xdist's worksteal gives each worker a contiguous share of the
-    collected list (``last_share_start``) and later moves the tail of a long queue to an idle worker, so
-    the other tests keep their shuffled order. In one process (no xdist), they simply run last."""
+    one long test left the other core idle. Every second of the rebuilding tests (by their marked length)
+    ends the first worker's share instead, which reaches it after its own tests, when the build is done:
+    the two workers rebuild side by side rather than one after the other. xdist's worksteal gives each
+    worker a contiguous share of the collected list (``last_share_start``) and later moves the tail of a
+    long queue to an idle worker, so the other tests keep their shuffled order. In one process (no xdist),
+    they simply run last, the longest first."""
     rest = [item for item in items if not _needs_sample(item)]
-    built = [item for item in items if _needs_sample(item)]
-    built.sort(key=lambda item: item.get_closest_marker("rebuilds") is None)  # stable: keeps the order else
-    at = last_share_start(len(items), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
-    items[:] = rest[:at] + built + rest[at:]
+    built = sorted((item for item in items if _needs_sample(item)), key=lambda item: -rebuild_cost(item))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers <= 1:
+        items[:] = rest + built
+        return
+    rebuilding = [item for item in built if rebuild_cost(item) > 0]
+    late = rebuilding[1::2]  # the end of the first worker's share
+    first = rebuilding[0::2] + [item for item in built if rebuild_cost(item) == 0]
+    at = max(0, last_share_start(len(items), workers) - len(late))
+    items[:] = rest[:at] + late + first + rest[at:]
 
 
 def last_share_start(count: int, workers: int) -> int:

@@ -2,7 +2,9 @@
 
 The ```bash blocks are read from README.md, then from each file of COMMAND_DOCS, and run in order, each as one bash script in a copy of the
 built sample with `.venv` linked to this interpreter's environment (so `.venv/bin/...` means what it
-means in a clone). A command that cannot run here is listed in NOT_RUN with the reason; a new README
+means in a clone). README's blocks run in one copy, in order (its journeys build on each other: the param
+change commits what `dvc metrics diff HEAD~1` compares); the other docs' blocks in another copy, in order, as a
+reader who opens one of them after a build would: two tests that two xdist workers run side by side. A command that cannot run here is listed in NOT_RUN with the reason; a new README
 command is run unless someone adds it there, so the list is the whole of what goes untested.
 """
 
@@ -73,11 +75,11 @@ def readme_blocks(text: str) -> list[tuple[int, list[str]]]:
     return blocks
 
 
-def documented_blocks() -> list[tuple[str, list[str]]]:
-    """("file:line", commands) of every ```bash block of COMMAND_DOCS, in order."""
+def documented_blocks(names: tuple[str, ...] = COMMAND_DOCS) -> list[tuple[str, list[str]]]:
+    """("file:line", commands) of every ```bash block of ``names`` (all of COMMAND_DOCS), in order."""
     return [
         (f"{name}:{line}", commands)
-        for name in COMMAND_DOCS
+        for name in names
         for line, commands in readme_blocks((ROOT / name).read_text())
     ]
 
@@ -160,15 +162,34 @@ def runnable(command: str) -> bool:
     return not any(command.startswith(prefix) for prefix in NOT_RUN)
 
 
-@pytest.mark.rebuilds  # the longest test on the build (README's param change reruns MIRAI): it starts first
-def test_every_readme_command_runs_as_written(sample_build: Path, tmp_path: Path) -> None:
+# README's own blocks | the other docs' blocks: each list of files runs in order in its own copy of the build.
+PARTS = {"readme": ("README.md",), "docs": tuple(name for name in COMMAND_DOCS if name != "README.md")}
+
+
+def test_the_parts_run_every_documented_block_once() -> None:
+    """Splitting the commands into two tests leaves none out and runs none twice."""
+    assert sorted(name for names in PARTS.values() for name in names) == sorted(COMMAND_DOCS)
+    assert "README.md" in PARTS["readme"]
+
+
+# The longest tests on the build (README's param change reruns MIRAI): the order on the build follows the marks.
+@pytest.mark.parametrize(
+    "part",
+    [
+        pytest.param("readme", marks=pytest.mark.rebuilds(100)),
+        pytest.param("docs", marks=pytest.mark.rebuilds(50)),
+    ],
+)
+def test_every_readme_command_runs_as_written(part: str, sample_build: Path, tmp_path: Path) -> None:
     project = tmp_path / "clone"
     shutil.copytree(sample_build, project, symlinks=True)
     (project / ".venv").symlink_to(Path(sys.prefix))
     bare_env = {**env(), **git_env(), "PATH": os.defpath}  # no venv on PATH: `.venv/bin/...` must carry it
     ran = 0
     checked = set()
-    for line, commands in documented_blocks():
+    if part == "docs":
+        commit(project, "the built sample")  # a reader's clone has its history (README's part makes its own)
+    for line, commands in documented_blocks(PARTS[part]):
         for first, prepare in BEFORE.items():
             if commands[0].startswith(first):
                 prepare(project)
@@ -190,7 +211,11 @@ def test_every_readme_command_runs_as_written(sample_build: Path, tmp_path: Path
             if commands[0].startswith(first):
                 check(project)
                 checked.add(first)
-    assert checked == set(AFTER), f"README no longer shows {sorted(set(AFTER) - checked)}"
-    assert (project / "publish/openforesight-all/manifest.json").is_file()
-    assert json.loads((project / "out" / "report.json").read_text())
-    assert ran >= 15
+    if part == "readme":
+        assert checked == set(AFTER), f"README no longer shows {sorted(set(AFTER) - checked)}"
+        assert (project / "publish/openforesight-all/manifest.json").is_file()
+        assert ran >= 15
+    else:
+        assert json.loads((project / "out" / "report.json").read_text())  # docs/mirai.md's score
+        assert (project / "out/futurex-all/manifest.json").is_file()  # docs/publish.md's
+        assert ran >= 10

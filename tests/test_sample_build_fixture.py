@@ -87,15 +87,19 @@ def test_each_stage_line_is_shown_once_among_the_waiting_workers(
 @pytest.mark.parametrize(
     ("workers", "order"),
     [
-        ("1", ["unit", "unit2", "mypy", "rebuilds", "reads"]),  # one process: last, rebuilding ones first
-        ("2", ["unit", "unit2", "rebuilds", "reads", "mypy"]),  # two: they begin the second share (2 of 5)
+        # one process: last, the rebuilding ones first, the longest first
+        ("1", ["unit", "unit2", "mypy", "longest", "longer", "long", "reads"]),
+        # two: the longest and the third begin the second share (3 of 7), the second ends the first share
+        ("2", ["unit", "unit2", "longer", "longest", "long", "reads", "mypy"]),
     ],
 )
 def test_tests_on_the_sample_begin_the_last_share_the_rebuilding_ones_first(
     workers: str, order: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def item(name: str, fixtures: tuple[str, ...], *markers: str) -> SimpleNamespace:
+    def item(name: str, fixtures: tuple[str, ...], *markers: str, seconds: float = 0) -> SimpleNamespace:
         def marker(wanted: str) -> object | None:
+            if wanted == "rebuilds" and seconds:
+                return pytest.mark.rebuilds(seconds).mark
             return object() if wanted in markers else None
 
         return SimpleNamespace(name=name, fixturenames=fixtures, get_closest_marker=marker)
@@ -103,8 +107,10 @@ def test_tests_on_the_sample_begin_the_last_share_the_rebuilding_ones_first(
     items = [
         item("reads", ("built", "sample_build"), "slow"),
         item("unit", ("tmp_path",)),
-        item("rebuilds", ("fresh", "sample_build"), "slow", "rebuilds"),
+        item("long", ("fresh", "sample_build"), "slow", seconds=20),
+        item("longest", ("sample_build", "tmp_path"), "slow", seconds=100),
         item("unit2", ()),
+        item("longer", ("fresh", "sample_build"), "slow", seconds=60),
         item("mypy", (), "slow"),
     ]
     monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", workers)

@@ -12,7 +12,10 @@ import yaml
 
 from tests.support.project import BIN, dvc, render_lists, run
 
-pytestmark = [pytest.mark.slow, pytest.mark.rebuilds]  # reruns the ~12 stages that read the corpus
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.rebuilds(35),
+]  # reruns the ~12 stages that read the corpus (~35 s)
 
 
 def _ran(stdout: str) -> set[str]:

@@ -36,7 +36,11 @@ def make_project(target: Path, **param_overrides: object) -> Path:
     for name in COPIED:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+            # With the bytecode `make setup` compiled (copy2 keeps the mtimes it is checked against): where
+            # PYTHONDONTWRITEBYTECODE is set (CI) a stage cannot cache it, and every stage process in every
+            # scratch project compiled the almanac modules it imports again (0.1-1 s of CPU each). git and
+            # DVC ignore __pycache__ (.gitignore, .dvcignore), and the code fingerprints read only sources.
+            shutil.copytree(source, target / name, ignore=shutil.ignore_patterns("*.pyc.*", "*.tmp"))
         elif source.exists():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)

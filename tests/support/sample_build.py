@@ -85,19 +85,28 @@ def wait_for_build(basetemp: Path, show: Callable[[str], None]) -> Path:
     log = root / "build.log"
     shown = 0
     started = time.monotonic()
+
+    def show_new_lines() -> int:
+        lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+        for number, line in enumerate(lines[shown:], start=shown):
+            # its stages as they start, its phases and its end (with its CPU seconds)
+            if line.startswith(("Running stage", "sample build:")) and _first_to_show(root, number):
+                # The build's age, not this wait's: it started when the claim was made.
+                since = time.time() - (root / "claimed").stat().st_mtime
+                text = line.rstrip(":").removeprefix("sample build: ")
+                show(f"sample build [{since:4.0f} s]: {text}")
+        return max(shown, len(lines))
+
+    waited = False
     while not (root / "done").exists():
+        waited = True
         if (root / "failed").exists() or not _alive(root) or time.monotonic() - started > TIMEOUT_SECONDS:
             tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
             raise RuntimeError(f"the sample build failed (log: {log}):\n{tail}")
-        if log.exists():
-            lines = log.read_text(errors="replace").splitlines()
-            for number, line in enumerate(lines[shown:], start=shown):
-                if line.startswith("Running stage") and _first_to_show(root, number):
-                    # The build's age, not this wait's: it started when the claim was made.
-                    since = time.time() - (root / "claimed").stat().st_mtime
-                    show(f"sample build [{since:4.0f} s]: {line.rstrip(':')}")
-            shown = len(lines)
+        shown = show_new_lines()
         time.sleep(POLL_SECONDS)
+    if waited:
+        show_new_lines()  # the build's last line, written just before `done`
     return root / "project"
 
 
@@ -210,7 +219,8 @@ def build(root: Path) -> int:
 if __name__ == "__main__":
     target = Path(sys.argv[1])
     try:
-        sys.exit(build(target))
-    except BaseException:
+        code = build(target)
+    except BaseException:  # not around sys.exit: its SystemExit would mark a good build failed too
         (target / "failed").write_text("exception\n")
         raise
+    sys.exit(code)
