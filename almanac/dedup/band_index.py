@@ -66,7 +66,7 @@ def write_segments(
                     files[month.crawl], (values[order], local[order]), strict=True
                 ):
                     raw = np.ascontiguousarray(data, dtype="<u8" if data.dtype.kind == "u" else "<i8")
-                    os.pwrite(descriptor, raw, first + band * len(local) * 8)
+                    os.pwrite(descriptor, raw.data, first + band * len(local) * 8)
 
 
 @dataclass(frozen=True)
