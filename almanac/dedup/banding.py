@@ -14,12 +14,9 @@ extra candidate, which exact verification rejects.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import hashlib
 import itertools
 import os
-import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -220,18 +217,6 @@ class BandFile:
         self._file.close()
 
 
-def release_freed_memory() -> None:
-    """Hand the heap memory freed by banding back to the system (glibc's ``malloc_trim``).
-
-    Each band's sort and run arrays (~25 bytes per document) are allocated and freed on the banding
-    threads; glibc keeps what they freed in its per-thread arenas, so the process's resident set kept
-    ~100 bytes per document after banding at 1M articles, although nothing of it was live."""
-    if sys.platform != "linux":
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
 def as_columns(hashes: U64 | BandColumns) -> BandColumns:
     return BandMatrix(hashes) if isinstance(hashes, np.ndarray) else hashes
 
@@ -275,7 +260,6 @@ def candidate_pairs(
                 lambda band: _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE), range(bands)
             ):
                 merged = np.union1d(merged, keys)
-        release_freed_memory()
         return pairs_from_keys([merged], count)
     tasks = [
         _ShardTask(np.stack([columns.column(int(band)) for band in group], axis=1), excluded)
