@@ -17,12 +17,10 @@ from almanac.core.params import ccnews_months, months_in_scope, parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.dedup.incremental import dedup_corpus
 from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
-from almanac.dedup.signature_store import lean_memory_pool
 
 
 def run() -> int:
     started = time.perf_counter()
-    lean_memory_pool()
     _args, params = parse_stage_args(__doc__ or STAGE, per_month=False)
     months = months_in_scope(params)
     crawled = ccnews_months(params)

@@ -9,8 +9,6 @@ publish month: the file then depends on its crawl month alone, and changing ``mo
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,19 +32,6 @@ META_COLUMNS = ["id", "month", "publish_date", "source", "ingest_file", "ingest_
 # Held dictionary-encoded by dedup: one of a few paths repeated on every row (the ingest file's path
 # alone is ~45 bytes an article as a plain string, 4 bytes as a dictionary index).
 _REPEATED = ("ingest_file",)
-
-
-def lean_memory_pool() -> None:
-    """Arrow's jemalloc pool for this process, unless ``ARROW_DEFAULT_MEMORY_POOL`` chooses one.
-
-    The dedup process allocates and frees large Arrow buffers phase after phase (metadata batches,
-    sorts, texts, reject rows); jemalloc hands freed pages back sooner than the default mimalloc pool:
-    the per-phase trace at 200k articles peaked at 404 MB with jemalloc, 460 MB with mimalloc and 511 MB
-    with the system allocator. Outputs do not depend on the allocator."""
-    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
-        return
-    with contextlib.suppress(NotImplementedError):  # a pyarrow build without jemalloc keeps its default
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
 
 
 def signature_schema(num_perm: int) -> pa.Schema:
