@@ -128,6 +128,15 @@ def bench_size(
     return result
 
 
+def peak_growth(small: dict[str, Any], large: dict[str, Any], target: int = 10_000_000) -> dict[str, float]:
+    """Bytes of dedup peak RSS per added article between two sizes, and the peak that slope gives at
+    ``target`` articles (a straight line: the fixed part is the smaller run's peak)."""
+    added = large["articles"] - small["articles"]
+    growth = (large["dedup"]["peak_rss_mb"] - small["dedup"]["peak_rss_mb"]) * 2**20 / added
+    projected = small["dedup"]["peak_rss_mb"] + growth * (target - small["articles"]) / 2**20
+    return {"bytes_per_article": round(growth, 1), f"projected_peak_mb_at_{target}": round(projected, 1)}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--sizes", default="1000000,10000000", help="comma-separated article counts")
@@ -174,6 +183,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         },
         "goals": {"seconds_ratio_1m_to_10m_max": 11, "peak_rss_mb_at_10m_max": 2048},
     }
+    if large["articles"] > small["articles"]:
+        report["dedup_peak_growth"] = peak_growth(small, large)
     write_json(report, args.out)
     print(report["large_over_small"])
     print(f"wrote {args.out}")

@@ -15,6 +15,7 @@ articles over 8 months).
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,36 +75,34 @@ def write_segments(
     folder: Path, months: list[MonthSlice], hashes: BandColumns, empty: npt.NDArray[np.bool_]
 ) -> None:
     """The segment of each of ``months`` (row ranges of ``hashes`` and ``empty``), written straight to
-    disk band by band (``open_memmap``): memory holds one band column, not the index. Each file is
-    renamed into place when all are written."""
+    disk band by band with ``pwrite``: memory holds one band column, not the index (a memory map would
+    keep every written page in the process's resident set, 16 bytes per band per document). Each file
+    is renamed into place when all are written."""
     bands = hashes.shape[1]
     kept = {month.crawl: np.flatnonzero(~empty[month.start : month.stop]) for month in months}
     with ExitStack() as stack:
-        arrays: dict[str, list[npt.NDArray[np.generic]]] = {}
+        files: dict[str, list[tuple[int, int]]] = {}  # per month: (descriptor, first data byte) of each
         for month in months:
-            arrays[month.crawl] = []
+            files[month.crawl] = []
             for path, dtype in zip(segment_paths(folder, month.crawl), (np.uint64, np.int64), strict=True):
                 temp = stack.enter_context(atomic_path(path))
                 shape = (bands, len(kept[month.crawl]))
-                if shape[1]:
-                    arrays[month.crawl].append(np.lib.format.open_memmap(temp, "w+", dtype, shape))
-                else:  # a memory map cannot be empty
-                    np.save(temp, np.zeros(shape, dtype=dtype))
-                    arrays[month.crawl].append(np.zeros(shape, dtype=dtype))
+                handle = stack.enter_context(temp.open("wb"))
+                header = {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False}
+                np.lib.format.write_array_header_1_0(handle, {**header, "shape": shape})
+                handle.flush()
+                files[month.crawl].append((handle.fileno(), handle.tell()))
         for band in range(bands):
             column = hashes.column(band)
             for month in months:
                 local = kept[month.crawl]
                 values = column[month.start : month.stop][local]
                 order = np.argsort(values, kind="stable")
-                out_hashes, out_rows = arrays[month.crawl]
-                out_hashes[band] = values[order]
-                out_rows[band] = local[order]
-        for pair in arrays.values():
-            for written in pair:
-                if isinstance(written, np.memmap):
-                    written.flush()
-        arrays.clear()
+                for (descriptor, first), data in zip(
+                    files[month.crawl], (values[order], local[order]), strict=True
+                ):
+                    raw = np.ascontiguousarray(data, dtype="<u8" if data.dtype.kind == "u" else "<i8")
+                    os.pwrite(descriptor, raw.data, first + band * len(local) * 8)
 
 
 @dataclass(frozen=True)

@@ -206,8 +206,12 @@ class BandFile:
             os.pwrite(self._file.fileno(), data, (band * self.shape[0] + start) * 8)
 
     def column(self, band: int) -> U64:
-        raw = os.pread(self._file.fileno(), self.shape[0] * 8, band * self.shape[0] * 8)
-        return np.frombuffer(raw, dtype="<u8").astype(np.uint64)
+        """One band's column, read into a fresh writable buffer (one copy of it in memory, not two)."""
+        raw = bytearray(self.shape[0] * 8)
+        done = os.preadv(self._file.fileno(), [raw], band * self.shape[0] * 8)
+        if done != len(raw):
+            raise OSError(f"band file: read {done} of {len(raw)} bytes of band {band}")
+        return np.frombuffer(raw, dtype="<u8").view(np.uint64)
 
     def close(self) -> None:
         self._file.close()

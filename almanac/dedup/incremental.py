@@ -59,6 +59,7 @@ from almanac.dedup.banding import BandColumns, _band_pair_keys, pairs_from_keys
 from almanac.dedup.corpus_io import Part, StoredTexts, corpus_parts, write_parts
 from almanac.dedup.file_digests import digest, remember
 from almanac.dedup.near_duplicates import DedupConfig
+from almanac.dedup.reject_spill import SpilledLedger
 from almanac.dedup.signature_store import ingest_files, read_signed
 from almanac.dedup.survivors import Selection, clustered_rows, decide, renumber, select_survivors
 from almanac.dedup.verify import verify_pairs
@@ -172,7 +173,7 @@ def _full(
         config.rows,
         config.text_batch_rows,
     )
-    ledger = TableLedger("dedup")
+    ledger = SpilledLedger("dedup")
     texts = StoredTexts(signed.meta, config.text_batch_rows)
     selection = select_survivors(
         signed.meta, signed.hashes, signed.empty, months, config.select, texts, ledger, ray_config
@@ -222,7 +223,7 @@ def _incremental(
     added = pa.array(sorted(set(months) - set(manifest["months"])), pa.string())
     if np.count_nonzero(_mask(pc.is_in(months_column, value_set=added)) & old):
         return "a new month in scope holds articles of an old crawl month"
-    ledger = TableLedger("dedup")
+    ledger = SpilledLedger("dedup")
     rows, in_scope = clustered_rows(meta, months, ledger)
     ids = meta.column("id")
     seen_before = ids.filter(
@@ -360,10 +361,10 @@ def _save(
 ) -> None:
     """``edges.parquet`` and, last, ``manifest.json`` (a crash before it leaves a state that does not
     match its manifest, so the next run rebuilds in full)."""
-    ids = meta.column("id").take(pa.array(selection.rows))
-    verified = selection.verified
-    first = ids.take(pa.array(verified[:, 0].astype(np.int64)))
-    second = ids.take(pa.array(verified[:, 1].astype(np.int64)))
+    ids, rows, verified = meta.column("id"), selection.rows, selection.verified
+    # the ids of the pairs' rows only (not a copy of every clustered row's id first)
+    first = ids.take(pa.array(rows[verified[:, 0].astype(np.int64)]))
+    second = ids.take(pa.array(rows[verified[:, 1].astype(np.int64)]))
     before = pc.less(first, second)
     edges = pa.table(
         {

@@ -69,11 +69,20 @@ def clustered_rows(
         )
     )
     scoped = np.flatnonzero(in_scope)
-    rows = _first_copies(meta, scoped, ledger)
+    first = _first_copies(meta, scoped, in_scope, ledger)
     # Earliest first, ties by id (unique now): every later choice (which copy is kept) follows this order.
-    keys = pa.table({"date": meta.column("publish_date").take(rows), "id": meta.column("id").take(rows)})
-    rows = rows[pc.sort_indices(keys, [("date", "ascending"), ("id", "ascending")]).to_numpy()]
-    return rows, len(scoped)
+    # All rows are sorted on ``meta``'s own columns (no copy of the id strings) and the others dropped.
+    chosen = np.zeros(meta.num_rows, dtype=bool)
+    chosen[first] = True
+    del first
+    rows = _sorted_rows(meta, [("publish_date", "ascending"), ("id", "ascending")])
+    return rows[chosen[rows]], len(scoped)
+
+
+def _sorted_rows(meta: pa.Table, keys: list[tuple[str, str]]) -> npt.NDArray[np.int64]:
+    """Every row of ``meta`` in a stable sort by ``keys`` (ties stay in reading order)."""
+    order = pc.sort_indices(meta.select([name for name, _ in keys]), keys)
+    return np.asarray(order.to_numpy(), dtype=np.int64)
 
 
 def decide(
@@ -122,24 +131,16 @@ def decide(
 
 
 def _first_copies(
-    meta: pa.Table, scoped: npt.NDArray[np.int64], ledger: TableLedger
+    meta: pa.Table, scoped: npt.NDArray[np.int64], in_scope: npt.NDArray[np.bool_], ledger: TableLedger
 ) -> npt.NDArray[np.int64]:
     """``scoped`` rows but the later copies of an id, which get duplicate_id rejects: of the copies of one
-    id the earliest published stays, then the first read (``scoped`` is in reading order)."""
-    keys = pa.table(
-        {
-            "id": meta.column("id").take(scoped),
-            "date": meta.column("publish_date").take(scoped),
-            "position": pa.array(scoped),
-        }
-    )
-    order = pc.sort_indices(keys, [("id", "ascending"), ("date", "ascending"), ("position", "ascending")])
+    id the earliest published stays, then the first read (the sort is stable, rows in reading order)."""
+    by_id = _sorted_rows(meta, [("id", "ascending"), ("publish_date", "ascending")])
+    by_id = by_id[in_scope[by_id]]
     repeated = np.zeros(len(scoped), dtype=bool)
     for start in range(0, len(scoped) - 1, _PIECE):  # ids in sorted order a piece at a time, not a copy
-        ids = keys.column("id").take(order.slice(start, _PIECE + 1))
+        ids = meta.column("id").take(pa.array(by_id[start : start + _PIECE + 1]))
         repeated[start + 1 : start + len(ids)] = _mask(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)))
-    del keys
-    by_id: npt.NDArray[np.int64] = scoped[order.to_numpy()]
     copies = meta.take(pa.array(by_id[repeated]))
     ledger.reject_table(
         _rejects(copies, ledger.stage, "duplicate_id", "same canonical URL and text", copies.column("id"))

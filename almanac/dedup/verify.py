@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -124,17 +125,30 @@ def _score(
     pairs: npt.NDArray[np.int64], documents: npt.NDArray[np.int64], spill: ShingleSpill, threshold: float
 ) -> npt.NDArray[np.float64]:
     local = np.searchsorted(documents, pairs) if len(pairs) else pairs
-    verified: list[tuple[int, int, float]] = []
+    # verified pairs as flat 8-byte arrays, and the pairs as Python ints a piece at a time: a Python
+    # tuple or list per pair would cost ~250 bytes each (~100 bytes per article at 10M articles)
+    firsts, seconds, scores = array("q"), array("q"), array("d")
     held, held_set = -1, np.zeros(0, dtype=np.uint64)
     for (left, right), (i, j) in progress(
-        zip(local.tolist(), pairs.tolist(), strict=True),
-        desc="jaccard of candidate pairs",
-        unit="pair",
-        total=len(pairs),
+        _in_pieces(local, pairs), desc="jaccard of candidate pairs", unit="pair", total=len(pairs)
     ):
         if left != held:  # pairs come sorted by i: one read per first document
             held, held_set = left, spill.get(left)
         similarity = hash_jaccard(held_set, spill.get(right))
         if similarity >= threshold:
-            verified.append((i, j, similarity))
-    return np.array(verified, dtype=np.float64).reshape(-1, 3)
+            firsts.append(i)
+            seconds.append(j)
+            scores.append(similarity)
+    columns = [np.frombuffer(values, dtype=values.typecode) for values in (firsts, seconds, scores)]
+    return np.column_stack([column.astype(np.float64) for column in columns]).reshape(-1, 3)
+
+
+def _in_pieces(
+    local: npt.NDArray[np.int64], pairs: npt.NDArray[np.int64]
+) -> Iterator[tuple[list[int], list[int]]]:
+    for start in range(0, len(pairs), _PIECE):
+        stop = start + _PIECE
+        yield from zip(local[start:stop].tolist(), pairs[start:stop].tolist(), strict=True)
+
+
+_PIECE = 1 << 16
