@@ -40,7 +40,9 @@ def main() -> None:
         n_grams=args.ngrams, num_buckets=args.buckets, hashes_per_bucket=args.hashes_per_bucket
     )
     work = args.work
-    tasks = max(args.workers, 1)
+    # datatrove shards its input by file: one task per file, so that the few large files of a crawl (one
+    # per crawl and publish month) do not all land on one worker while the other reads the small ones
+    tasks = max(args.workers, len(list(args.ingest.rglob("*.parquet"))))
 
     def reader() -> ParquetReader:
         # every step reads the same files in the same order: the filter step counts documents by position
