@@ -6,13 +6,7 @@ the band index of a previous run (``data/dedup/index``), added crawl months are 
 only changed months are rewritten (almanac.dedup.incremental); the outputs are those of a full rebuild.
 """
 
-import os
 import sys
-
-# Before pyarrow loads: Arrow's mimalloc keeps freed pages for reuse instead of returning them to the
-# OS after 10 ms. dedup streams every ingest file twice (verification's texts, then the corpus), and
-# faulting fresh pages in for every batch cost ~1 s of system CPU at 100k articles; peak RSS is the same.
-os.environ.setdefault("MIMALLOC_PURGE_DELAY", "-1")
 
 from almanac.dedup.dedup_stage import run
 
