@@ -9,9 +9,10 @@ re-crawls, 4 crawl months). Each repeat runs, one after the other on the same ma
   datatrove is not in Almanac's lock) on as many worker processes as the machine has cores, reading the
   same ingest Parquet files and writing the kept documents as Parquet.
 
-Wall seconds are the phase's; CPU seconds and peak RSS are the children's own (``os.wait4``, which counts
-a child's waited-for workers too). Reported: each run, the min and median of every figure, the ratio of
-Almanac's wall to datatrove's per pair of runs, the load average around each run, and recall on the
+Wall seconds are the phase's; Almanac's CPU seconds and peak RSS are its stage processes' own
+(``os.wait4``); datatrove's workers are started by its forkserver, so only its driver's are known.
+Reported: each run, the min and median of every figure, the ratio of Almanac's wall to datatrove's per
+pair of runs, the load average around each run, and recall on the
 planted pairs (a pair is found when one of its two articles is removed) with removals of articles in no
 planted pair and no exact re-crawl (false removals).
 """
@@ -81,8 +82,10 @@ def _datatrove(root: Path, python: Path, work: Path, cores: int) -> dict[str, An
     removed = pq.read_table(work / "removed", columns=["id"]).column("id")
     return {
         "seconds": round(seconds, 2),
-        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
-        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        # datatrove's workers are children of its forkserver, not of this child: their CPU and memory
+        # are not in this rusage, which is the driver's own
+        "driver_cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "driver_peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
         "load_average": [round(load, 1), round(os.getloadavg()[0], 1)],
         **_removal_recall(root, removed),
     }
@@ -113,6 +116,7 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         f"{key}_{name}": round(function([run[key] for run in runs]), 2)
         for key in ("seconds", "cpu_seconds", "peak_rss_mb")
+        if key in runs[0]
         for name, function in (("min", min), ("median", statistics.median))
     }
 
