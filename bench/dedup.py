@@ -1,6 +1,10 @@
 """Dedup benchmark: MinHash signature throughput against datasketch, and LSH recall on planted pairs.
 
     .venv/bin/python -m bench.dedup [--docs 20000] [--seed 0] [--out bench/results/dedup.json]
+    .venv/bin/python -m bench.dedup --versus-datatrove 200000 --datatrove-python DT/bin/python [--repeats 3]
+
+``--versus-datatrove N`` is the side-by-side run instead (bench/dedup_versus.py): the same synthetic
+crawl of N articles through Almanac's stages and through datatrove's MinHash pipeline, in turn.
 
 The corpus is synthetic: ~600-word documents over a Zipf-distributed vocabulary (some accented
 words, typographic quotes and dashes in most documents, as in real news), plus near-duplicates
@@ -280,7 +284,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--baseline-docs", type=int, default=3_000, help="subsample timed for datasketch")
     parser.add_argument("--params", type=Path, default=Path("params.yaml"))
     parser.add_argument("--out", type=Path, default=Path("bench/results/dedup.json"))
+    parser.add_argument("--versus-datatrove", type=int, default=0, help="articles of the side-by-side run")
+    parser.add_argument("--datatrove-python", type=Path, help="a Python with datatrove 0.10 installed")
+    parser.add_argument("--repeats", type=int, default=3, help="side-by-side runs of each (min and median)")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/almanac-bench-dedup-versus"))
     args = parser.parse_args(argv)
+    if args.versus_datatrove:
+        from bench.dedup_versus import versus_datatrove
+
+        if args.datatrove_python is None:
+            parser.error("--versus-datatrove needs --datatrove-python")
+        out = (
+            args.out
+            if args.out != Path("bench/results/dedup.json")
+            else Path("bench/results/dedup_versus.json")
+        )
+        versus_datatrove(args.versus_datatrove, args.datatrove_python, args.repeats, args.workdir, out)
+        return
     started = time.perf_counter()
     texts, planted = make_corpus(args.docs, args.seed)
     settings = dedup_settings(args.params)

@@ -130,6 +130,16 @@ def write_parts(
             del done
 
 
+def _runs(batch: pa.RecordBatch, rows: npt.NDArray[np.int64]) -> list[pa.RecordBatch]:
+    """``rows`` (ascending) of ``batch`` as zero-copy slices, one per run of consecutive rows: most rows
+    are kept, so this is a few slices, and ``flush``'s ``combine_chunks`` is the only copy (a ``take``
+    here was a second one, ~0.5 CPU s at 100k articles)."""
+    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+    starts = rows[np.concatenate(([0], breaks))]
+    stops = rows[np.concatenate((breaks - 1, [len(rows) - 1]))] + 1
+    return [batch.slice(int(start), int(stop - start)) for start, stop in zip(starts, stops, strict=True)]
+
+
 def _write_part(meta: pa.Table, rows: npt.NDArray[np.int64], target: Path, batch_rows: int) -> int:
     """Row groups of ``batch_rows`` rows (the last one shorter), whatever batches the ingest files give."""
     written = 0
@@ -152,8 +162,7 @@ def _write_part(meta: pa.Table, rows: npt.NDArray[np.int64], target: Path, batch
                     low = int(np.searchsorted(positions, first))
                     high = int(np.searchsorted(positions, first + batch.num_rows))
                     if high > low:
-                        taken = batch.take(pa.array(positions[low:high] - first))
-                        pending.append(taken.cast(ARTICLE_SCHEMA))
+                        pending.extend(_runs(batch.cast(ARTICLE_SCHEMA), positions[low:high] - first))
                         held += high - low
                         while held >= batch_rows:
                             flush(batch_rows)
