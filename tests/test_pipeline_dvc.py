@@ -220,9 +220,8 @@ def project_digests(project: Path) -> dict[str, str]:
     return digests
 
 
-@pytest.mark.rebuilds(
-    25
-)  # its own repro's rough seconds on 2 busy cores: the order on the build (conftest.py)
+# rebuilds(N): its own repro's rough seconds on 2 busy cores, which orders the tests on the build (conftest.py)
+@pytest.mark.rebuilds(25)
 def test_forced_rerun_is_byte_identical_and_leaves_git_clean(fresh: Path) -> None:
     """A rebuild with no input change is no change to commit: no wall-clock time or run-state count in a
     tracked file (whether an LLM answer came from the cache or a GDELT file was copied goes to the run's
@@ -288,14 +287,11 @@ def test_adding_a_month_runs_only_that_months_stages(fresh: Path) -> None:
         "gdelt_month@2025-07",
         "relation_split@2025-07",
     } <= ran
-    # The old months' corpus and GDELT files did not change, so none of their per-month build stages ran
-    # again, except those that ingest, which read empty_months.<source> (a changed param), giving byte-identical
-    # outputs (gdelt_month: the download re-verifies the kept files, then the ingest). (Reports, not run here,
-    # rerun: one stage per style writes every month's folder.)
+    # Old months' corpus and GDELT files did not change: of their per-month stages only those that ingest ran
+    # (they read empty_months.<source>, a changed param), with byte-identical outputs. (Reports rerun too.)
     rebuilt = [stage for stage in ran if stage.split("@")[-1] in MONTHS]
-    assert rebuilt and all(stage.split("@")[0] in {"ccnews_ingest", "gdelt_month"} for stage in rebuilt), (
-        rebuilt
-    )
+    ingesting = {"ccnews_ingest", "gdelt_month"}
+    assert rebuilt and all(stage.split("@")[0] in ingesting for stage in rebuilt), rebuilt
     for month in MONTHS:
         assert f"foresight_month@{month}" not in ran and f"relation_split@{month}" not in ran
         assert f"dedup_signatures@{month}" not in ran
