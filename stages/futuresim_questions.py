@@ -4,7 +4,7 @@ futuresim_funnel`` runs one alone)."""
 
 import sys
 
-from almanac.futuresim.questions_stage import run
+from almanac.reports.futuresim_questions_stage import run
 
 if __name__ == "__main__":
     sys.exit(run())

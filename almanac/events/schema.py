@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from almanac.core.field_roles import Role
 from almanac.core.schemas import TIMESTAMP
-from almanac.wiki.ingest import SECTION_TYPE
+from almanac.wiki.schema import SECTION_TYPE
 
 # wiki_filter output: Wikipedia articles about events, reduced to their event-evolution sections.
 WIKI_EVENT_SCHEMA = pa.schema(

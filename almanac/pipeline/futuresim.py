@@ -89,11 +89,11 @@ FUNNEL: Final = Stage(
     writes=(p.stats_report("futuresim_funnel"), p.stats_report("futuresim_funnel", ".json")),
     runs_in=QUESTIONS_STAGE,
 )
-# The steps futuresim_questions runs, in order (almanac.futuresim.questions_stage.STEPS).
+# The steps futuresim_questions runs, in order (almanac.reports.futuresim_questions_stage.STEPS).
 QUESTIONS_STEPS: Final = (ANSWERABILITY, FUNNEL)
 QUESTIONS: Final = steps_stage(
     QUESTIONS_STAGE,
-    "almanac.futuresim.questions_stage:run",
+    "almanac.reports.futuresim_questions_stage:run",
     QUESTIONS_STEPS,
     note="FutureSim's answerability filter, then the question funnel, in one process (futuresim_questions); "
     "each step writes its own outputs as before (the funnel is < 1 s of work).",

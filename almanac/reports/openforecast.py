@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from almanac.core.layout import METRICS
 from almanac.core.lazy import lazy_module
-from almanac.events.llm_tasks.replies import EVENT_TOPICS
 from almanac.events.recipe import RECIPE
+from almanac.events.topics import EVENT_TOPICS
 from almanac.reports.authorship import authorship_statement, role_authors
 from almanac.reports.event_stats import ORIGINS
 from almanac.reports.funnel import (

@@ -23,12 +23,12 @@ from almanac.core.rejects import StageLedger
 from almanac.core.schemas import TIMESTAMP
 from almanac.core.step import Drop, GroupStep, Step, apply_group_step, apply_step
 from almanac.wiki.dump import DEFAULT_MAX_PAGE_BYTES, MAIN_NAMESPACE, Skipped, WikiPage, read_dump
+from almanac.wiki.schema import SECTION_TYPE
 from almanac.wiki.sections import WikitextError, split_sections, word_count
 
 STAGE = "wiki_ingest"
 DUMP_SUFFIXES = (".xml", ".xml.bz2", ".xml.gz")
 
-SECTION_TYPE = pa.struct([("title", pa.string()), ("level", pa.int8()), ("text", pa.string())])
 WIKI_ARTICLE_SCHEMA = pa.schema(
     [
         pa.field("page_id", pa.int64(), nullable=False),

@@ -145,9 +145,10 @@ def test_cli_status_counts_rows_per_month(project: Path, capsys: pytest.CaptureF
     )
     assert cli.main(["status"]) == 0
     out = capsys.readouterr().out
-    # the recipes' DVC stages: OpenForesight 2 corpus + foresight_month, question_dedup, split + check, funnel,
-    # report = 8 (the six steps of a month run in one stage); MIRAI 2 + 5 + 3 = 10
-    assert "| openforesight | 2025-04 | 2/8 |" in out and "| mirai | 2025-05 | 1/10 |" in out
+    # the recipes' DVC stages: OpenForesight 2 corpus + foresight_month, question_dedup, split + check,
+    # stats_report = 7 (the six steps of a month run in one stage, funnel + report in another); MIRAI 2 corpus +
+    # 4 per month (gdelt_month = download + ingest) + check, stats_report = 8
+    assert "| openforesight | 2025-04 | 2/7 |" in out and "| mirai | 2025-05 | 1/8 |" in out
     # released rows by split and by the month each belongs to: 3 train rows in April, 2 test in May
     assert "| Style | Split | 2025-04 | 2025-05 | All |" in out
     assert "| openforesight | train | 3 | - | 3 |" in out and "| openforesight | test | - | 2 | 2 |" in out

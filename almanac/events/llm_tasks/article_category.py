@@ -19,7 +19,8 @@ from almanac.core.nlp import parse
 from almanac.core.text import fold
 from almanac.events.llm_tasks.date_mentions import lead_lines, title_year
 from almanac.events.llm_tasks.items import clip
-from almanac.events.llm_tasks.replies import EVENT_TOPICS, NOT_STATED, ArticleCategory
+from almanac.events.llm_tasks.replies import NOT_STATED, ArticleCategory
+from almanac.events.topics import EVENT_TOPICS
 from almanac.llm.parsing import ParseError, choice, one_tag, optional_tag
 from almanac.llm.registry import Task, TaskItem, register
 

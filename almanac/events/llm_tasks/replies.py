@@ -13,22 +13,6 @@ from datetime import date
 from almanac.core.text import fold
 from almanac.llm.parsing import ParseError, collapse
 
-# Topic of an event article: the Current Events Portal's own category headings, so that Wikipedia and
-# WCEP complex events share one category distribution.
-EVENT_TOPICS = (
-    "Armed conflicts and attacks",
-    "Arts and culture",
-    "Business and economy",
-    "Disasters and accidents",
-    "Health and environment",
-    "International relations",
-    "Law and crime",
-    "Politics and elections",
-    "Science and technology",
-    "Sports",
-)
-
-
 DATE_PRECISIONS = ("day", "month", "year", "unknown")
 
 

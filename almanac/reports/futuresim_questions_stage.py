@@ -5,6 +5,9 @@ Each step is the stage it was: ``futuresim_answerability`` writes the question s
 metrics; ``futuresim_funnel`` counts them into reports/futuresim_funnel.{md,json}; each ends with its own
 summary line and timings file. A failed filter stops the stage before the funnel. ``python -m
 stages.futuresim_questions --step futuresim_funnel`` runs one step alone.
+
+It lives in almanac.reports because its second step is a report: almanac.reports imports almanac.futuresim,
+never the reverse.
 """
 
 from __future__ import annotations
