@@ -214,7 +214,7 @@ def test_mirror_mode_copies_verifies_and_skips(tmp_path: Path) -> None:
 def test_stage_exits_non_zero_naming_the_failed_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stages import gdelt_download
+    from almanac.gdelt import download_stage as gdelt_download
 
     folder, _ = mirror(tmp_path, corrupt=B_EXPORT)
     section = {"masterfilelist_file": str(tmp_path / "masterfilelist.txt"), "mirror_dir": str(folder)}

@@ -104,7 +104,8 @@ def test_local_file_slots() -> None:
 def test_stage_and_ingest_from_a_local_folder_of_real_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stages import gdelt_download, gdelt_ingest
+    from almanac.gdelt import download_stage as gdelt_download
+    from almanac.gdelt import ingest_stage as gdelt_ingest
 
     folder = tmp_path / "mine"
     folder.mkdir()

@@ -46,7 +46,7 @@ def test_combine_sorts_by_event_id_and_merges_ledgers(tmp_path: Path) -> None:
 
 
 def test_stage_on_the_bundled_sample_month(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from stages import gdelt_ingest
+    from almanac.gdelt import ingest_stage as gdelt_ingest
 
     raw = tmp_path / "data/gdelt/raw/2025-05"
     raw.mkdir(parents=True)

@@ -48,7 +48,9 @@ def test_the_builder_rewrites_the_shipped_sample_byte_for_byte(tmp_path: Path) -
 def test_the_sample_through_ingest_clean_and_articles(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from stages import gdelt_articles, gdelt_clean, gdelt_download, gdelt_ingest
+    from almanac.gdelt import download_stage as gdelt_download
+    from almanac.gdelt import ingest_stage as gdelt_ingest
+    from stages import gdelt_articles, gdelt_clean
 
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["months"] = MONTHS
