@@ -196,18 +196,18 @@ def test_an_imported_module_changes_exactly_the_stages_that_run_it() -> None:
     # The Markdown helpers: the statistics, funnel and report stages only.
     report_stages = {name.partition("@")[0] for name in rerun_by("almanac/core/markdown.py")}
     assert report_stages == {
-        "corpus_stats", "futuresim_questions",  # the FutureSim funnel is a step of futuresim_questions
+        "corpus_stats", "futuresim_funnel",
         "openforesight_stats_report", "openforecast_stats_report", "mirai_stats_report", "series_report",
     }  # fmt: skip
 
 
 def test_every_sender_of_a_prompt_lists_it() -> None:
     repair = {name.partition("@")[0] for name in rerun_by("prompts/repair.md")}
-    assert {"foresight_month", "futuresim_repair", "futuresim_questions"} <= repair
+    assert {"foresight_month", "futuresim_repair", "futuresim_answerability"} <= repair
     assert repair == {stage.name for stage in STAGES if stage.tasks}
     assert {n.partition("@")[0] for n in rerun_by("prompts/futuresim_answer.md")} == {
         "futuresim_repair",
-        "futuresim_questions",
+        "futuresim_answerability",
     }
     assert {n.partition("@")[0] for n in rerun_by("prompts/date_repair.md")} == {"foresight_month"}
     # Sent from the CLI only: the FutureX scorer's judge (`almanac score futurex`) and the replay's baseline

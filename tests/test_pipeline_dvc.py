@@ -152,9 +152,9 @@ def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
     lock = yaml.safe_load((out / "provenance/dvc.lock").read_text())
     assert "foresight_split" in lock["stages"] and "gdelt_clean" not in lock["stages"]
     status = run([str(BIN / "almanac"), "status"], built).stdout
-    # ccnews_ingest, dedup, the six MIRAI steps (download .. check, the one check stage), gdelt_stats and
-    # mirai_report
-    assert "| mirai | 2025-05 | 10/10 |" in status
+    # ccnews_ingest, dedup, gdelt_month (download + ingest), gdelt_clean, gdelt_articles, relation_split,
+    # check and mirai_stats_report (gdelt_stats + mirai_report)
+    assert "| mirai | 2025-05 | 8/8 |" in status
 
 
 # `almanac diff` after one param change (queries_per_month: 5) is asserted in

@@ -61,7 +61,6 @@ def test_an_unknown_step_is_refused_before_any_runs(monkeypatch: pytest.MonkeyPa
     "module",
     [
         "almanac.gdelt.month_stage",
-        "almanac.reports.futuresim_questions_stage",
         "almanac.reports.openforesight_stats_report_stage",
         "almanac.reports.openforecast_stats_report_stage",
         "almanac.reports.mirai_stats_report_stage",

@@ -19,12 +19,10 @@ STAGES: Final[tuple[Stage, ...]] = (code_stage(DECLARED), *DECLARED)
 BY_NAME: Final[dict[str, Stage]] = {stage.name: stage for stage in STAGES}
 if len(BY_NAME) != len(STAGES):
     raise ValueError("two stage declarations share a name")
-# The steps run inside another stage (``Stage.runs_in``): each OpenForesight month's six, FutureSim's
-# answerability filter and funnel, each GDELT month's download and ingest, the seven checks, each style's
-# statistics and report.
+# The steps run inside another stage (``Stage.runs_in``): each OpenForesight month's six, each GDELT
+# month's download and ingest, the seven checks, each style's statistics and report.
 STEPS: Final[tuple[Stage, ...]] = (
     *foresight.PER_MONTH_STEPS,
-    *futuresim.QUESTIONS_STEPS,
     *mirai.MONTH_STEPS,
     *finals.CHECK_STEPS,
     *finals.STATS_REPORT_STEPS,

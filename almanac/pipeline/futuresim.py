@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from almanac.core import layout as p
-from almanac.pipeline.declare import ITEM, Stage, steps_stage
+from almanac.pipeline.declare import ITEM, Stage
 
 # Both question-set filters ask the same two tasks (answer from the search results, match the gold).
 ASKING: Final = ("futuresim_answer", "futuresim_answer_match")
@@ -62,10 +62,9 @@ REPAIR: Final = Stage(
     "answerability-filtered, "
     "written beside them (data/futuresim/); the OpenForesight splits are never rewritten.",
 )
-QUESTIONS_STAGE: Final = "futuresim_questions"  # the DVC stage: the answerability filter, then the funnel
 ANSWERABILITY: Final = Stage(
     name="futuresim_answerability",
-    module=f"stages.{QUESTIONS_STAGE}",
+    module="stages.futuresim_answerability",
     function="almanac.futuresim.answerability_stage:run",
     reads=(p.futuresim_repair_dir().as_posix(), p.futuresim_index_dir().as_posix()),
     params=("futuresim.answerability", *ROLES),
@@ -75,11 +74,10 @@ ANSWERABILITY: Final = Stage(
         p.futuresim_answerability_rejects(),
         p.metrics_path("futuresim_answerability"),
     ),
-    runs_in=QUESTIONS_STAGE,
 )
 FUNNEL: Final = Stage(
     name="futuresim_funnel",
-    module=f"stages.{QUESTIONS_STAGE}",
+    module="stages.futuresim_funnel",
     function="almanac.reports.futuresim_funnel_stage:run",
     reads=(
         p.futuresim_questions_dir().as_posix(),
@@ -87,15 +85,5 @@ FUNNEL: Final = Stage(
         p.metrics_path(ANSWERABILITY.name).as_posix(),
     ),
     writes=(p.stats_report("futuresim_funnel"), p.stats_report("futuresim_funnel", ".json")),
-    runs_in=QUESTIONS_STAGE,
 )
-# The steps futuresim_questions runs, in order (almanac.reports.futuresim_questions_stage.STEPS).
-QUESTIONS_STEPS: Final = (ANSWERABILITY, FUNNEL)
-QUESTIONS: Final = steps_stage(
-    QUESTIONS_STAGE,
-    "almanac.reports.futuresim_questions_stage:run",
-    QUESTIONS_STEPS,
-    note="FutureSim's answerability filter, then the question funnel, in one process (futuresim_questions); "
-    "each step writes its own outputs as before (the funnel is < 1 s of work).",
-)
-STAGES: Final = (CORPUS, INDEX, RETRIEVAL, REPAIR, QUESTIONS)
+STAGES: Final = (CORPUS, INDEX, RETRIEVAL, REPAIR, ANSWERABILITY, FUNNEL)

@@ -145,7 +145,7 @@ PHASES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (  # OpenForesight and FutureSim | MIRAI and OpenForecast (the series questions read the FutureSim
         # index, and every report, with its style's statistics, reads the one check stage, so the closing
         # `dvc repro` builds those)
-        ("corpus_stats", "foresight_split", "futuresim_questions"),
+        ("corpus_stats", "foresight_split", "futuresim_funnel"),
         ("relation_split", "gdelt_articles", "event_split"),
     ),
 )
