@@ -1,9 +1,9 @@
 """The bundled sample exercises every path: on a built project, no style's split or tier, and no report
 figure, is empty or a single bar, and the MIRAI frequency baseline scores above 0 (issue 26, item 5).
 
-These tests read the outputs of a `dvc repro` of the sample (data/ and reports/); they build nothing and
-skip, with the reason, when those outputs are not there. ``ALMANAC_BUILT_ROOT`` points them at another
-built project (e.g. a clean clone after `make repro`). Run directly, the module prints the census:
+These tests read the outputs of a `dvc repro` of the sample (data/ and reports/) in this checkout, or in
+``ALMANAC_BUILT_ROOT``; where neither is built (a clean clone, CI), they read the run's shared sample build
+(tests/support/sample_build.py), so they never skip in `make test`. Run directly, the module prints the census:
 
     python tests/test_sample_coverage.py [ROOT]
 """
@@ -28,7 +28,6 @@ FUTUREX_LEVELS = (1, 2, 3, 4)
 # cuts all Wikipedia stories') were closed with sample material (docs/sample.md). The figure test fails on
 # any such figure not listed here, and on a listed one that has been fixed (so this list only shrinks).
 KNOWN_GAPS: dict[str, str] = {}
-NOT_BUILT = "the sample is not built here (run `dvc repro`, or set ALMANAC_BUILT_ROOT to a built project)"
 
 
 def _rows(paths: list[Path]) -> int:
@@ -100,15 +99,26 @@ def mirai_baseline_f1(root: Path) -> float | None:
     return sum(scores) / len(scores) if scores else 0.0
 
 
-def _built() -> dict[str, int | None]:
-    counts = part_counts(ROOT)
-    if all(value is None for value in counts.values()):
-        pytest.skip(NOT_BUILT)
-    return counts
+def _is_built(root: Path) -> bool:
+    return any(value is not None for value in part_counts(root).values())
 
 
-def test_every_split_and_tier_of_every_style_has_rows() -> None:
-    counts = _built()
+# Decided at import, so that a test here names the shared build (and waits for it) only when it needs it.
+if _is_built(ROOT):
+
+    @pytest.fixture(scope="module")
+    def built_root() -> Path:
+        return ROOT
+
+else:
+
+    @pytest.fixture(scope="module")
+    def built_root(sample_build: Path) -> Path:
+        return sample_build
+
+
+def test_every_split_and_tier_of_every_style_has_rows(built_root: Path) -> None:
+    counts = part_counts(built_root)
     missing = sorted(name for name, value in counts.items() if value is None)
     empty = sorted(name for name, value in counts.items() if value == 0)
     assert not missing, f"not built: {missing}"
@@ -116,21 +126,18 @@ def test_every_split_and_tier_of_every_style_has_rows() -> None:
     assert any(name.startswith("mirai/test/") for name in counts), "no MIRAI query file"
 
 
-def test_every_figure_shows_more_than_one_bar() -> None:
-    _built()
-    paths = list(figures(ROOT))
-    if not paths:
-        pytest.skip("no report figures built (reports/**/plots/*.csv)")
-    bars = {str(path.relative_to(ROOT)): figure_bars(path) for path in paths}
+def test_every_figure_shows_more_than_one_bar(built_root: Path) -> None:
+    paths = list(figures(built_root))
+    assert paths, "no report figures built (reports/**/plots/*.csv)"
+    bars = {str(path.relative_to(built_root)): figure_bars(path) for path in paths}
     single = {name: count for name, count in bars.items() if count < 2 and name not in KNOWN_GAPS}
     assert not single, f"{len(single)} of {len(paths)} figures show fewer than two bars: {single}"
     fixed = sorted(name for name in KNOWN_GAPS if bars.get(name, 0) >= 2)
     assert not fixed, f"fixed, take them off KNOWN_GAPS: {fixed}"
 
 
-def test_mirai_frequency_baseline_scores_above_zero() -> None:
-    _built()
-    f1 = mirai_baseline_f1(ROOT)
+def test_mirai_frequency_baseline_scores_above_zero(built_root: Path) -> None:
+    f1 = mirai_baseline_f1(built_root)
     if f1 is None:
         pytest.skip("MIRAI queries or quads not built")
     assert f1 > 0, "the frequency baseline finds no history for any query pair"
