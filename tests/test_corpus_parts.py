@@ -101,14 +101,19 @@ def _parts() -> dict[str, list[str]]:
     }
 
 
-@pytest.mark.slow
-def test_an_added_crawl_month_writes_only_the_parts_whose_rows_change(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _built_two_crawls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """January's and February's crawls written and deduplicated from scratch (a full build, no index yet)."""
     monkeypatch.chdir(tmp_path)
     _write_crawl("2024-01")
     _write_crawl("2024-02")
     assert "incremental" not in _run(["2024-01", "2024-02"])
+
+
+@pytest.mark.slow
+def test_an_added_crawl_month_writes_only_the_parts_whose_rows_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _built_two_crawls(tmp_path, monkeypatch)
     assert _parts() == {
         "2024-01/2024-01.parquet": [_id("A"), _id("B"), _id("D")],  # storage order, not date order
         "2024-01/2024-02.parquet": [_id("F")],
@@ -208,10 +213,7 @@ def test_a_remembered_digest_is_read_again_once_the_file_changed(
 def test_a_re_signed_old_crawl_month_means_a_full_rebuild(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    _write_crawl("2024-01")
-    _write_crawl("2024-02")
-    assert "incremental" not in _run(["2024-01", "2024-02"])
+    _built_two_crawls(tmp_path, monkeypatch)
     # February's crawl read again with E published a day later: its ingest and signature files change
     crawl, url, text, _day = ARTICLES["E"]
     monkeypatch.setitem(ARTICLES, "E", (crawl, url, text, datetime(2024, 2, 6, tzinfo=UTC)))

@@ -28,7 +28,7 @@ from almanac.dedup.banding import (
 from almanac.dedup.corpus_io import StoredTexts, corpus_parts, write_parts
 from almanac.dedup.minhash import SENTINEL, MinHashConfig, jaccard, shingle_sets, shingles, signatures
 from almanac.dedup.near_duplicates import DedupConfig, deduplicate, record_selection
-from almanac.dedup.signature_store import read_signed, sign_crawl_month, signature_matrix
+from almanac.dedup.signature_store import SignedCorpus, read_signed, sign_crawl_month, signature_matrix
 from almanac.dedup.survivors import select_survivors
 from almanac.dedup.verify import hash_jaccard
 from tests.test_dedup import article, edit, random_text
@@ -128,6 +128,17 @@ def _ingest(root: Path, rows: list[dict[str, object]]) -> list[Path]:
     return crawls
 
 
+def sign_months(
+    root: Path, crawls: list[Path], months: list[str], config: DedupConfig
+) -> tuple[list[Path], SignedCorpus]:
+    """Each crawl folder signed into ``root/sig/<month>.parquet``, then read back as the dedup stage does."""
+    paths = []
+    for crawl, directory in zip(months, crawls, strict=True):
+        paths.append(root / "sig" / f"{crawl}.parquet")
+        sign_crawl_month(directory, paths[-1], config.minhash, config.sign_batch_rows)
+    return paths, read_signed(paths, config.num_perm, config.bands, config.rows, batch_rows=4)
+
+
 def test_signature_files_hold_every_article_in_reading_order(tmp_path: Path) -> None:
     crawls = _ingest(tmp_path, _corpus())
     config = MinHashConfig()
@@ -154,11 +165,7 @@ def test_file_based_dedup_equals_in_memory_dedup(tmp_path: Path) -> None:
     months = ["2025-04", "2025-05"]
     # batches of 2: verification reads texts in chunks of 2, the corpus is written in row groups of 2
     config = DedupConfig(text_batch_rows=2, sign_batch_rows=3, band_shards=3, workers=2)
-    paths = []
-    for crawl, directory in zip(months, crawls, strict=True):
-        paths.append(tmp_path / "sig" / f"{crawl}.parquet")
-        sign_crawl_month(directory, paths[-1], config.minhash, config.sign_batch_rows)
-    signed = read_signed(paths, config.num_perm, config.bands, config.rows, batch_rows=4)
+    paths, signed = sign_months(tmp_path, crawls, months, config)
     ledger = TableLedger("dedup")
     selection = select_survivors(
         signed.meta,

@@ -13,9 +13,8 @@ from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
 from almanac.dedup.corpus_io import StoredTexts, _runs, corpus_parts, write_parts
 from almanac.dedup.near_duplicates import DedupConfig
-from almanac.dedup.signature_store import read_signed, sign_crawl_month
 from almanac.dedup.survivors import select_survivors
-from tests.test_dedup_streaming import _corpus, _ingest
+from tests.test_dedup_streaming import _corpus, _ingest, sign_months
 
 SERIAL = RayConfig(executor="serial")
 
@@ -32,11 +31,7 @@ def test_runs_are_slices_of_consecutive_rows() -> None:
 def _run(root: Path, crawls: list[Path], workers: int) -> tuple[dict[str, bytes], pa.Table, np.ndarray]:
     months = ["2025-04", "2025-05"]
     config = DedupConfig(text_batch_rows=2, sign_batch_rows=3, workers=workers)
-    paths = []
-    for crawl, directory in zip(months, crawls, strict=True):
-        paths.append(root / "sig" / f"{crawl}.parquet")
-        sign_crawl_month(directory, paths[-1], config.minhash, config.sign_batch_rows)
-    signed = read_signed(paths, config.num_perm, config.bands, config.rows, batch_rows=4)
+    paths, signed = sign_months(root, crawls, months, config)
     ledger = TableLedger("dedup")
     texts = StoredTexts(signed.meta, config.text_batch_rows)
     select = config.select
