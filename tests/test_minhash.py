@@ -116,6 +116,26 @@ def test_signatures_equal_minhash_of_the_exact_shingle_sets() -> None:
         assert row.tolist() == _reference_signature(text, config), text
 
 
+def test_a_batch_without_astral_characters_uses_the_small_table_and_hashes_the_same() -> None:
+    """Non-ASCII text within U+FFFF (accents, quotes, dashes, Greek, kana) is looked up in the Basic
+    Multilingual Plane's table alone, which must give the reference signatures; the whole table is
+    built only for a batch holding a character beyond U+FFFF."""
+    config = MinHashConfig(num_perm=16, ngram=2, seed=5)
+    rng = random.Random(11)
+    pool = [chr(code) for start, stop in _SCRIPTS[:4] for code in range(start, stop)] + [" "] * 120
+    texts = ["\u201cQuoted\u201d \u2014 caf\u00e9 \u00c9T\u00c9 \u039f\u0394\u039f\u03a3 \u6771\u4eac"]
+    texts += ["".join(rng.choices(pool, k=rng.randint(1, 300))) for _ in range(30)]
+    minhash._unicode_lower_word.cache_clear()
+    sigs = signatures(texts, config)
+    assert minhash._unicode_lower_word.cache_info().currsize == 0  # the whole table was not built
+    for text, row in zip(texts, sigs, strict=True):
+        assert row.tolist() == _reference_signature(text, config), text
+    astral = signatures(["\U00010400 deseret", texts[0]], config)  # U+10400 lower-cases to U+10428
+    assert minhash._unicode_lower_word.cache_info().currsize == 1
+    assert astral[0].tolist() == _reference_signature("\U00010400 deseret", config)
+    assert np.array_equal(astral[1], sigs[0])
+
+
 def test_signatures_do_not_depend_on_batching_or_case_or_punctuation() -> None:
     config = MinHashConfig()
     rng = random.Random(5)
