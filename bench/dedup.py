@@ -2,9 +2,12 @@
 
     .venv/bin/python -m bench.dedup [--docs 20000] [--seed 0] [--out bench/results/dedup.json]
     .venv/bin/python -m bench.dedup --versus-datatrove 200000 --datatrove-python DT/bin/python [--repeats 3]
+    .venv/bin/python -m bench.dedup --stage-cpu 100000 [--repeats 3] [--code DIR ...]
 
 ``--versus-datatrove N`` is the side-by-side run instead (bench/dedup_versus.py): the same synthetic
 crawl of N articles through Almanac's stages and through datatrove's MinHash pipeline, in turn.
+``--stage-cpu N`` measures the ``dedup`` stage process's CPU seconds on a signed crawl of N articles
+(full rebuilds; ``--code`` compares checkouts in turn; bench/dedup_cpu.py).
 
 The corpus is synthetic: ~600-word documents over a Zipf-distributed vocabulary (some accented
 words, typographic quotes and dashes in most documents, as in real news), plus near-duplicates
@@ -288,7 +291,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--datatrove-python", type=Path, help="a Python with datatrove 0.10 installed")
     parser.add_argument("--repeats", type=int, default=3, help="side-by-side runs of each (min and median)")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/almanac-bench-dedup-versus"))
+    parser.add_argument("--stage-cpu", type=int, default=0, help="articles of the stage CPU run")
+    parser.add_argument("--code", type=Path, action="append", default=[], help="checkouts run in turn")
     args = parser.parse_args(argv)
+    if args.stage_cpu:
+        from bench.dedup_cpu import stage_cpu
+
+        default_out = Path("bench/results/dedup.json")
+        out = args.out if args.out != default_out else Path("bench/results/dedup_cpu.json")
+        workdir = (
+            args.workdir
+            if args.workdir != Path("/tmp/almanac-bench-dedup-versus")
+            else Path("/tmp/almanac-bench-dedup-cpu")
+        )
+        stage_cpu(args.stage_cpu, args.repeats, [path.resolve() for path in args.code], workdir, out)
+        return
     if args.versus_datatrove:
         from bench.dedup_versus import versus_datatrove
 
