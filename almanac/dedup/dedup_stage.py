@@ -8,14 +8,8 @@ only changed months are rewritten (almanac.dedup.incremental); the outputs are t
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
 import time
-from collections.abc import Sequence
-from importlib.machinery import ModuleSpec
-from types import ModuleType
-
-import pyarrow as pa
 
 from almanac.core.layout import dedup_rejects, dedup_signatures, metrics_path
 from almanac.core.parallel import RayConfig
@@ -23,31 +17,7 @@ from almanac.core.params import ccnews_months, months_in_scope, parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
 from almanac.dedup.incremental import dedup_corpus
 from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
-
-
-class _NoPandas(importlib.abc.MetaPathFinder):
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        if fullname.partition(".")[0] == "pandas":
-            raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
-        return None
-
-
-def pyarrow_without_pandas() -> None:
-    """pyarrow imports pandas the first time it converts Python objects or a numpy array (to check for
-    pandas types), ~0.8 CPU s of this stage's ~10 with the garbage collections its import sets off; this
-    process never uses pandas. So pyarrow is made to look once while pandas cannot be imported (as where
-    it is not installed, which pyarrow supports) and remembers the answer; pandas stays importable, and
-    pyarrow's own pandas conversions (``to_pandas``) still import it when called."""
-    if "pandas" in sys.modules:
-        return
-    blocker = _NoPandas()
-    sys.meta_path.insert(0, blocker)
-    try:
-        pa.array([0])
-    finally:
-        sys.meta_path.remove(blocker)
+from almanac.dedup.without_pandas import pyarrow_without_pandas
 
 
 def run() -> int:

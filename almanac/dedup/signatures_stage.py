@@ -17,12 +17,14 @@ from almanac.core.params import parse_section
 from almanac.core.stage import end_stage, parse_stage_args
 from almanac.dedup.near_duplicates import DedupConfig
 from almanac.dedup.signature_store import sign_crawl_month
+from almanac.dedup.without_pandas import pyarrow_without_pandas
 
 STAGE = "dedup_signatures"
 
 
 def run() -> int:
     started = time.perf_counter()
+    pyarrow_without_pandas()
     args, params = parse_stage_args(__doc__ or STAGE, per_month=True)
     config = parse_section(DedupConfig, params, "dedup")
     source = ingest_articles_dir(args.month)
