@@ -72,11 +72,11 @@ def hash_jaccard(left: U64, right: U64) -> float:
     """|a & b| / |a | b| of two sorted sets of distinct hashes; an empty set scores 0 (as minhash.jaccard)."""
     if not len(left) or not len(right):
         return 0.0
-    if len(left) > len(right):
-        left, right = right, left
-    slots = np.searchsorted(right, left)
-    slots[slots == len(right)] = 0
-    common = int(np.count_nonzero(right[slots] == left))
+    # a stable sort of two ascending runs is one linear merge (timsort finds the runs); a hash in both
+    # sets is then two equal neighbours (half the CPU of a binary search per hash)
+    merged = np.concatenate((left, right))
+    merged.sort(kind="stable")
+    common = int(np.count_nonzero(merged[1:] == merged[:-1]))
     return common / (len(left) + len(right) - common)
 
 
