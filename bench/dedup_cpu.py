@@ -102,18 +102,19 @@ def stage_cpu(docs: int, repeats: int, codes: list[Path], workdir: Path, out: Pa
             outputs[str(code)] = _digests(root)
             print(f"{code}: {run}", flush=True)
     first = outputs[str(codes[0])]
-    report = {
+    medians = {
+        code: {
+            key: statistics.median(run[key] for run in found)
+            for key in ("user_seconds", "system_seconds", "cpu_seconds", "peak_rss_mb")
+        }
+        for code, found in runs.items()
+    }
+    report: dict[str, Any] = {
         "articles": docs,
         "crawl_months": MONTHS,
         "cpu_count": len(os.sched_getaffinity(0)),
         "runs": runs,
-        "median": {
-            code: {
-                key: statistics.median(run[key] for run in found)
-                for key in ("user_seconds", "system_seconds", "cpu_seconds", "peak_rss_mb")
-            }
-            for code, found in runs.items()
-        },
+        "median": medians,
         "files_differing_from_first": {
             str(code): sorted(
                 name
@@ -123,8 +124,8 @@ def stage_cpu(docs: int, repeats: int, codes: list[Path], workdir: Path, out: Pa
             for code in codes[1:]
         },
     }
-    for code, median in report["median"].items():
-        print(f"median of {repeats}, {code}: {median}")
+    for name, median in medians.items():
+        print(f"median of {repeats}, {name}: {median}")
     write_json(report, out)
     print(f"wrote {out}")
     return report
