@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+from pathlib import Path
 
-from almanac.reports.figures import draw_figure
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.figure import Figure
+
+from almanac.reports.figures import draw_figure, render_figure, render_panel
 from almanac.reports.funnel import funnel_series
-from almanac.reports.model import Series
+from almanac.reports.model import Panel, Series
 
 
 def _step(label: str, unit: str, items_in: int, items_out: int) -> dict[str, object]:
@@ -64,3 +68,22 @@ def test_empty_series_says_no_data() -> None:
     figure = draw_figure(Series("horizon", "Horizon", "days", "questions", ()))
     assert [text.get_text() for text in figure.axes[0].texts] == ["no data"]
     plt.close(figure)
+
+
+def test_a_figure_is_drawn_once_per_png(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """savefig runs a whole dry-run draw first when a layout engine is still set: the layout is done
+    before saving, so each PNG costs one draw (a figure and a constrained-layout panel alike)."""
+    draws: list[Figure] = []
+    real_draw = Figure.draw
+
+    def counted_draw(figure: Figure, renderer: object) -> None:
+        draws.append(figure)
+        real_draw(figure, renderer)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Figure, "draw", counted_draw)
+    rows = tuple({"month": m, "questions": n} for m, n in (("2025-01", 3), ("2025-02", 5)))
+    series = Series(name="q", title="Questions", x="month", y="questions", rows=rows)
+    render_figure(series, tmp_path / "q.png")
+    render_panel(Panel(name="p", title="Panel", series=("q", "q")), [series, series], tmp_path / "p.png")
+    assert len(draws) == 2
+    assert (tmp_path / "q.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
