@@ -281,6 +281,7 @@ def candidate_pairs(
     if shards == 1:
         # A near-duplicate pair shares most of its bands: merged band by band, the keys are held once,
         # not once per band (28 copies of every planted pair's key at 30% planted near-duplicates).
+        release_free_memory()  # the metadata sorts' buffers, before the band columns
         merged = np.zeros(0, dtype=np.int64)
         with ThreadPoolExecutor(max(1, workers)) as pool:
             for keys in pool.map(lambda band: _stored_band_keys(columns, band, excluded), range(bands)):
