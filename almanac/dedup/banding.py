@@ -286,6 +286,8 @@ def candidate_pairs(
         with ThreadPoolExecutor(max(1, workers)) as pool:
             for keys in pool.map(lambda band: _stored_band_keys(columns, band, excluded), range(bands)):
                 merged = np.union1d(merged, keys)
+                del keys
+                release_free_memory()  # each band's freed sort and merge buffers, not 28 bands' worth
         pairs = pairs_from_keys([merged], count)
         del merged
         release_free_memory()  # the band columns' and sorts' pages, before verification's arrays
