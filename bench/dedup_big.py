@@ -156,6 +156,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="one step (implies --keep)",
     )
     args = parser.parse_args(argv)
+    # The stages' Arrow buffers from jemalloc, which returns freed pages sooner than Arrow's default
+    # mimalloc (docs/scaling.md: ~50 MB less peak at 1M); the stage children inherit it.
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
     sizes = [int(size) for size in args.sizes.split(",")]
     months = month_names(args.months)
     runs: dict[str, Any] = read_json(args.out).get("runs", {}) if args.out.is_file() else {}

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from almanac.core.parallel import RayConfig, parallel_map
+from almanac.dedup.allocator import release_free_memory
 from almanac.dedup.minhash import mix64
 
 U64 = npt.NDArray[np.uint64]
@@ -106,15 +107,20 @@ def pairs_from_keys(keys: list[npt.NDArray[np.int64]], count: int) -> Pairs:
 
 
 def _band_pair_keys(
-    column: U64, excluded: npt.NDArray[np.bool_], low: int, high: int
+    column: U64,
+    excluded: npt.NDArray[np.bool_],
+    low: int,
+    high: int,
+    repeated: U64 | None = None,
 ) -> npt.NDArray[np.int64]:
     """Keys ``i * len(column) + j`` (i < j) of every pair of rows in one run of equal hashes of the band.
 
     Every pair of every run at once, without a loop over runs: the row at sorted position ``p`` of a run
     ending at ``end`` pairs with positions ``p+1 .. end-1``, so it is repeated ``end - p - 1`` times and the
-    partner offsets are a ramp restarting at each repeated row."""
+    partner offsets are a ramp restarting at each repeated row. ``repeated`` is the band's repeated
+    values when the caller found them already (:func:`_repeated_values`)."""
     count = len(column)
-    chosen = _repeated_rows(column)
+    chosen = _repeated_rows(column, repeated)
     chosen = chosen[(column[chosen] >= np.uint64(low)) & (column[chosen] <= np.uint64(high - 1))]
     chosen = chosen[~excluded[chosen]]
     if len(chosen) < 2:
@@ -139,18 +145,24 @@ def _band_pair_keys(
     return keys
 
 
-def _repeated_rows(column: U64) -> npt.NDArray[np.int64]:
+def _repeated_values(ordered: U64) -> U64:
+    """The values that occur more than once in a sorted band column, ascending, each once."""
+    same = ordered[1:] == ordered[:-1]
+    repeated: U64 = np.unique(ordered[1:][same])
+    return repeated
+
+
+def _repeated_rows(column: U64, repeated: U64 | None = None) -> npt.NDArray[np.int64]:
     """Rows (ascending) whose hash occurs more than once in the band: the only rows a pair can hold.
 
     Almost every hash of a band is unique, so this is a small subset; finding it needs one sort of the
     values (no argsort, no int64 index per row), which keeps banding at ~2 copies of one band column
-    (16 bytes per document) instead of ~8 arrays of 8 bytes per document."""
+    (16 bytes per document) instead of ~8 arrays of 8 bytes per document; one copy when the caller
+    sorted a column of its own in place and passes its ``repeated`` values."""
     if len(column) < 2:
         return np.zeros(0, dtype=np.int64)
-    ordered = np.sort(column)
-    same = ordered[1:] == ordered[:-1]
-    repeated = np.unique(ordered[1:][same])
-    del ordered, same
+    if repeated is None:
+        repeated = _repeated_values(np.sort(column))
     if not len(repeated):
         return np.zeros(0, dtype=np.int64)
     found = []
@@ -236,6 +248,21 @@ def band_groups(bands: int, shards: int) -> list[npt.NDArray[np.intp]]:
     return [np.arange(first, bands, shards) for first in range(min(shards, bands))]
 
 
+def _stored_band_keys(
+    columns: BandColumns, band: int, excluded: npt.NDArray[np.bool_]
+) -> npt.NDArray[np.int64]:
+    """:func:`_band_pair_keys` of one band. From a :class:`BandFile` the column is read twice, sorted in
+    place the first time: one column's copy in memory per banding thread at any time, not two (8 bytes
+    per document each; re-reading 8 bytes per document from the page cache costs far less)."""
+    repeated = None
+    if isinstance(columns, BandFile) and columns.shape[0] >= 2:
+        ordered = columns.column(band)  # a fresh buffer of its own
+        ordered.sort()
+        repeated = _repeated_values(ordered)
+        del ordered
+    return _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE, repeated)
+
+
 def candidate_pairs(
     hashes: U64 | BandColumns,
     excluded: npt.NDArray[np.bool_],
@@ -254,13 +281,17 @@ def candidate_pairs(
     if shards == 1:
         # A near-duplicate pair shares most of its bands: merged band by band, the keys are held once,
         # not once per band (28 copies of every planted pair's key at 30% planted near-duplicates).
+        release_free_memory()  # the metadata sorts' buffers, before the band columns
         merged = np.zeros(0, dtype=np.int64)
         with ThreadPoolExecutor(max(1, workers)) as pool:
-            for keys in pool.map(
-                lambda band: _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE), range(bands)
-            ):
+            for keys in pool.map(lambda band: _stored_band_keys(columns, band, excluded), range(bands)):
                 merged = np.union1d(merged, keys)
-        return pairs_from_keys([merged], count)
+                del keys
+                release_free_memory()  # each band's freed sort and merge buffers, not 28 bands' worth
+        pairs = pairs_from_keys([merged], count)
+        del merged
+        release_free_memory()  # the band columns' and sorts' pages, before verification's arrays
+        return pairs
     tasks = [
         _ShardTask(np.stack([columns.column(int(band)) for band in group], axis=1), excluded)
         for group in band_groups(bands, shards)

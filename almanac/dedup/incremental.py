@@ -45,6 +45,7 @@ from almanac.core.layout import (
 )
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
+from almanac.dedup.allocator import release_free_memory
 from almanac.dedup.band_index import (
     MonthSlice,
     load_meta,
@@ -101,10 +102,6 @@ def _kept_digests(meta: pa.Table, parts: list[Part]) -> dict[str, str]:
         made.update(np.asarray(chosen.column("ingest_row").to_numpy(), dtype=np.int64).tobytes())
         found[part.key] = made.hexdigest()[:32]
     return found
-
-
-def _crawl_starts(slices: list[MonthSlice]) -> list[tuple[str, int]]:
-    return [(piece.crawl, piece.start) for piece in slices]
 
 
 @dataclass(frozen=True)
@@ -173,13 +170,15 @@ def _full(
         config.rows,
         config.text_batch_rows,
     )
+    release_free_memory()
     ledger = SpilledLedger("dedup")
     texts = StoredTexts(signed.meta, config.text_batch_rows)
     selection = select_survivors(
         signed.meta, signed.hashes, signed.empty, months, config.select, texts, ledger, ray_config
     )
+    release_free_memory()  # before the corpus writer's buffers (the stage's peak)
     slices = _slices(crawled)
-    parts = corpus_parts(signed.meta, selection.kept, months, _crawl_starts(slices))
+    parts = corpus_parts(signed.meta, selection.kept, months, [(one.crawl, one.start) for one in slices])
     with atomic_dir(articles_dir()) as staging:
         write_parts(signed.meta, parts, staging, config.text_batch_rows, config.select.workers)
     with atomic_dir(index) as staging:

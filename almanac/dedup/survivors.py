@@ -82,7 +82,9 @@ def clustered_rows(
 def _sorted_rows(meta: pa.Table, keys: list[tuple[str, str]]) -> npt.NDArray[np.int64]:
     """Every row of ``meta`` in a stable sort by ``keys`` (ties stay in reading order)."""
     order = pc.sort_indices(meta.select([name for name, _ in keys]), keys)
-    return np.asarray(order.to_numpy(), dtype=np.int64)
+    # the indices' own buffer seen as int64 (row numbers < 2^63), not a second copy of 8 bytes a row
+    rows: npt.NDArray[np.int64] = order.to_numpy().view(np.int64)
+    return rows
 
 
 def decide(
@@ -104,27 +106,21 @@ def decide(
         index = nodes[found.index]
         drop[index] = True
         ids = meta.column("id")
-        neighbours = ids.take(pa.array(rows[nodes[found.neighbour]]))
-        kept_ids = ids.take(pa.array(rows[nodes[found.kept]]))
-        details = pa.chunked_array(
-            [
-                pa.array(
-                    [
-                        f"jaccard={score:.3f} with {neighbour}"
-                        for score, neighbour in zip(
-                            found.jaccard[start : start + _PIECE].tolist(),
-                            neighbours.slice(start, _PIECE).to_pylist(),
-                            strict=True,
-                        )
-                    ],
-                    pa.string(),
-                )
-                for start in range(0, len(index), _PIECE)  # in pieces: few Python strings at once
-            ],
-            pa.string(),
-        )
-        dropped = meta.take(pa.array(rows[index]))
-        ledger.reject_table(_rejects(dropped, ledger.stage, "near_duplicate", details, kept_ids))
+        for start in range(0, len(index), _PIECE):  # in pieces: one piece's reject rows at a time
+            stop = start + _PIECE
+            neighbours = ids.take(pa.array(rows[nodes[found.neighbour[start:stop]]]))
+            details = pa.array(
+                [
+                    f"jaccard={score:.3f} with {neighbour}"
+                    for score, neighbour in zip(
+                        found.jaccard[start:stop].tolist(), neighbours.to_pylist(), strict=True
+                    )
+                ],
+                pa.string(),
+            )
+            kept_ids = ids.take(pa.array(rows[nodes[found.kept[start:stop]]]))
+            dropped = meta.take(pa.array(rows[index[start:stop]]))
+            ledger.reject_table(_rejects(dropped, ledger.stage, "near_duplicate", details, kept_ids))
     kept = rows[~drop]
     ledger.items_out += len(kept)
     return Selection(kept, candidate_pairs, len(verified), in_scope, rows, verified)
