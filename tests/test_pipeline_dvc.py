@@ -269,10 +269,8 @@ def test_adding_a_month_runs_only_that_months_stages(fresh: Path) -> None:
     # The single-month stage (`dvc repro --single-item ccnews_ingest@2025-05` runs that month's ingest
     # alone) is asserted in test_forced_rerun_is_byte_identical_and_leaves_git_clean.
     # A new month runs its own ingest, then the cross-month stages. July's CC-News crawl is June's files
-    # again (a crawl of re-crawls: its ingest, signing and dedup work on real records); the sample has no
-    # July GDELT files, so July is listed as empty for GDELT on purpose (else its ingest stops:
-    # tests/test_raw_input.py). Only GDELT's list changes: the CC-News months' ingests keep their params
-    # (3 stage runs fewer than listing both sources empty).
+    # again (real records); the sample has no July GDELT files, so July is listed empty for GDELT (else its
+    # ingest stops: tests/test_raw_input.py). CC-News's months keep their params: 3 stage runs fewer.
     shutil.copytree(fresh / "data/raw/sample/ccnews/2025-06", fresh / "data/raw/sample/ccnews/2025-07")
     params = yaml.safe_load((fresh / "params.yaml").read_text())
     params["months"].append("2025-07")
