@@ -131,6 +131,8 @@ SKIP = {".git", ".dvc/cache", ".dvc/tmp", ".dvc/site_cache"}
 
 
 @pytest.mark.slow
+# `month add --build month` runs the month's stages: ordered with the rebuilding tests (conftest.py)
+@pytest.mark.rebuilds(25)
 def test_add_build_remove_leaves_the_tree_as_it_was(sample_build: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(sample_build, project, symlinks=True)

@@ -166,3 +166,19 @@ def test_the_tests_on_the_build_start_the_last_workers_share() -> None:
     assert last_share_start(2015, 2) == 1007
     assert last_share_start(10, 3) == 6
     assert last_share_start(10, 1) == 10  # one process: the tests on the build run last
+
+
+def test_a_reused_build_is_never_built_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ALMANAC_TEST_SAMPLE_BUILD names a finished build (e.g. one `python -m tests.support.sample_build ROOT`
+    made, which leaves no claim file): a run on it must not start a build there, which would copy the
+    repository's params.yaml and dvc.yaml over the built project's; a folder with no finished build fails."""
+    started: list[object] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *args, **kwargs: started.append(args))
+    monkeypatch.setenv(sample_build.REUSE, str(tmp_path))
+    (tmp_path / "project").mkdir()
+    with pytest.raises(RuntimeError, match="not a finished sample build"):
+        sample_build.wait_for_build(tmp_path / "basetemp", lambda line: None)
+    (tmp_path / "done").write_text("0\n")
+    assert sample_build.wait_for_build(tmp_path / "basetemp", lambda line: None) == tmp_path / "project"
+    sample_build.start_if_needed(tmp_path / "basetemp")
+    assert started == [] and not (tmp_path / "claimed").exists()

@@ -43,6 +43,8 @@ def shared_root(basetemp: Path) -> Path:
 
 def start_if_needed(basetemp: Path) -> None:
     """Start the build in the background unless this run already has (or had) one."""
+    if os.environ.get(REUSE):
+        return  # a finished build to test again: building there would overwrite its project's files
     root = shared_root(basetemp)
     root.mkdir(parents=True, exist_ok=True)
     try:
@@ -80,6 +82,8 @@ def stop_if_running(basetemp: Path) -> None:
 def wait_for_build(basetemp: Path, show: Callable[[str], None]) -> Path:
     """The built project, once the build is done; its stage lines go to `show` while this waits."""
     root = shared_root(basetemp)
+    if os.environ.get(REUSE) and not (root / "done").exists():
+        raise RuntimeError(f"{REUSE}={root} is not a finished sample build (no {root / 'done'})")
     if not (root / "claimed").exists():
         start_if_needed(basetemp)  # a run whose collection hook did not see the fixture (e.g. indirect use)
     log = root / "build.log"
