@@ -31,8 +31,16 @@ step 3 "pinned packages from requirements.lock"
 VIRTUAL_ENV=.venv $UV pip install --quiet -r requirements.lock
 VIRTUAL_ENV=.venv $UV pip install --quiet --no-deps -e .
 step 4 "bytecode of the packages and of the almanac package (editable; the longest step on a cold cache)"
+# Also left out: the packages (and parts) installed only as other packages' dependencies that no process of a
+# build or of the tests imports, found by tracing every import (an audit hook) of the sample build, the suite
+# minus its slow tests, mypy and two Ray tests: 2,533 of 11,188 files, 37.4 -> 28.4 s of CPU (compiled on one core).
+unused='dateparser|dateparser_scripts|setuptools|celery|kombu|billiard|amqp|dvc_task|prompt_toolkit|mypyc'
+unused+='|hydra|omegaconf|antlr4|cryptography|cffi|asyncssh|git|gitdb|gto|markdown_it|httpcore|cloudpathlib'
+unused+='|smart_open|pydantic_settings|contourpy|wrapt|tomlkit|grandalf|spacy_legacy|spacy_loggers|mwcli'
+unused+='|dotenv|dictdiffer|ray/(data|llm|air)|numpy/distutils|dvc/testing|matplotlib/testing|hypothesis/extra'
+unused+='|huggingface_hub/(inference|cli)'
 site_packages=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
-.venv/bin/python -m compileall -q -j 0 -x '/tests?/|/site-packages/ray/(rllib|tune|train|serve)/' \
+.venv/bin/python -m compileall -q -j 0 -x "/tests?/|/site-packages/ray/(rllib|tune|train|serve)/|/site-packages/($unused)/" \
     almanac stages bench "$site_packages"
 
 # The spaCy model is a pinned PyPI package; fail here, not in the first stage that needs it.
