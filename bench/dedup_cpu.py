@@ -15,7 +15,6 @@ of the dedup code). On a shared machine, compare only runs made in turn in one c
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import statistics
@@ -31,6 +30,7 @@ from bench.dedup_scale import (
     SCRATCH_MARK,
     make_crawl,
     month_names,
+    output_digests,
     remove_scratch,
     run_stage,
     write_params,
@@ -53,16 +53,6 @@ def prepare(workdir: Path, docs: int) -> Path:
             run_stage(root, "dedup_signatures", "--month", month)
         (root / "signed").write_text("")
     return root
-
-
-def _digests(root: Path) -> dict[str, str]:
-    found = {}
-    for folder in ("data/articles", "data/dedup/index", "data/dedup/rejects.parquet"):
-        base = root / folder
-        for path in [base] if base.is_file() else sorted(base.rglob("*")):
-            if path.is_file():
-                found[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return found
 
 
 def full_rebuild(root: Path, code: Path) -> dict[str, Any]:
@@ -99,7 +89,7 @@ def stage_cpu(docs: int, repeats: int, codes: list[Path], workdir: Path, out: Pa
         for code in codes:
             run = full_rebuild(root, code)
             runs[str(code)].append(run)
-            outputs[str(code)] = _digests(root)
+            outputs[str(code)] = output_digests(root)
             print(f"{code}: {run}", flush=True)
     first = outputs[str(codes[0])]
     medians = {

@@ -226,7 +226,7 @@ def startup_cpu(root: Path, module: str) -> float:
     return round(min(figures), 2)
 
 
-def _output_digests(root: Path) -> dict[str, str]:
+def output_digests(root: Path) -> dict[str, str]:
     """Digests of every dedup output file (corpus, rejects, band index)."""
     found = {}
     for folder in ("data/articles", "data/dedup/index", "data/dedup/rejects.parquet"):
@@ -272,11 +272,11 @@ def bench_scale(workdir: Path, docs: int, months: list[str], seed: int, processe
     signs[months[-1]] = run_stage(root, "dedup_signatures", "--month", months[-1])
     dedup = run_stage(root, "dedup")
     mode = read_json(root / "metrics" / "timings" / "dedup.json")["run"]  # incremental: 1 unless it fell back
-    added = _output_digests(root)
+    added = output_digests(root)
     for folder in ("data/dedup/index", "data/articles"):
         shutil.rmtree(root / folder)
     rebuilt = run_stage(root, "dedup")
-    identical = _output_digests(root) == added
+    identical = output_digests(root) == added
     metrics = read_json(root / "reports" / "metrics" / "dedup.json")
     sign_cpu = sum(run.cpu_seconds for run in signs.values())
     sign_wall = sum(run.seconds for run in signs.values())
