@@ -49,15 +49,18 @@ def add_parser(commands: Any) -> None:
     remove.set_defaults(run=remove_month)
 
 
-def _dvc(*args: str) -> None:
-    """``dvc`` beside this Python (the project's environment); a failure stops with DVC's own last lines."""
-    dvc = Path(sys.executable).parent / "dvc"
+def _repro(*targets: str) -> None:
+    """``dvc repro TARGETS`` as ``make repro`` runs it (almanac.core.repro: DVC's own command line in one
+    process with this Python, its per-stage bookkeeping trimmed, ~0.7 s of CPU less per stage that runs); a
+    failure stops with DVC's own last lines."""
     # the stages run with this interpreter (stages/python) unless the user chose another
     env = {"ALMANAC_PYTHON": sys.executable, **os.environ}
-    done = subprocess.run([str(dvc), *args], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "almanac.core.repro", *targets], capture_output=True, text=True, env=env
+    )
     if done.returncode != 0:
         tail = " | ".join((done.stderr or done.stdout).strip().splitlines()[-3:])
-        raise RuntimeError(f"dvc {' '.join(args[:3])} failed: {tail}")
+        raise RuntimeError(f"dvc repro {' '.join(targets[:2])} failed: {tail}")
 
 
 def _rerender(params_file: Path) -> None:
@@ -132,9 +135,9 @@ def add_month(args: argparse.Namespace) -> int:
     params_file.write_text(text, encoding="utf-8")
     _rerender(params_file)
     if args.build == "month":
-        _dvc("repro", *(f"{stage.name}@{month}" for stage in m.month_local(STAGES)))
+        _repro(*(f"{stage.name}@{month}" for stage in m.month_local(STAGES)))
     elif args.build == "all":
-        _dvc("repro")
+        _repro()
     placed = len(record["placed"])
     print(
         f"month add {month}: {placed} raw files placed, build {args.build}; "
@@ -188,13 +191,13 @@ def remove_month(args: argparse.Namespace) -> int:
         if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
             path.rmdir()
     if record["build"] == "all":
-        _dvc("repro")
+        _repro()
     elif record["build"] == "month":
         # The month's build ran code_hashes on the edited params.yaml: run it again on the restored one, so
         # data/code/params.json and its dvc.lock entry are what they were before the add (byte for byte).
         from almanac.pipeline.code_stage import CODE_HASHES
 
-        _dvc("repro", CODE_HASHES)
+        _repro(CODE_HASHES)
     manifest.unlink()
     if not any(MANIFESTS.iterdir()):
         MANIFESTS.rmdir()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import resource
@@ -20,7 +21,7 @@ from almanac.pipeline.months import (
     remove_path,
     replace_top_level_line,
 )
-from tests.support.project import BIN, run
+from tests.support.project import run
 
 MONTH = "2025-07"  # not in the sample: a copy of June under a new name
 LOCK = """schema: '2.0'
@@ -133,7 +134,9 @@ SKIP = {".git", ".dvc/cache", ".dvc/tmp", ".dvc/site_cache"}
 @pytest.mark.slow
 # `month add --build month` runs the month's stages: ordered with the rebuilding tests (conftest.py)
 @pytest.mark.rebuilds(25)
-def test_add_build_remove_leaves_the_tree_as_it_was(sample_build: Path, tmp_path: Path) -> None:
+def test_add_build_remove_leaves_the_tree_as_it_was(
+    sample_build: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     project = tmp_path / "project"
     shutil.copytree(sample_build, project, symlinks=True)
     source = tmp_path / "june-as-july"  # the user's folder: the tool links its files, never moves them
@@ -143,10 +146,9 @@ def test_add_build_remove_leaves_the_tree_as_it_was(sample_build: Path, tmp_path
     run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "built"], project)
     status = run(["git", "status", "--porcelain"], project).stdout
     tree = _tree(project)
-    almanac = [str(BIN / "python"), "-m", "almanac.cli", "month"]
-    started, cpu = time.monotonic(), _children_cpu()
-    run([*almanac, "add", MONTH, "--ccnews", str(source), "--empty", "gdelt", "--build", "month"], project)
-    added, added_cpu = time.monotonic() - started, _children_cpu() - cpu
+    started, cpu = time.monotonic(), _cpu()
+    _month(["add", MONTH, "--ccnews", str(source), "--empty", "gdelt", "--build", "month"], project, capsys)
+    added, added_cpu = time.monotonic() - started, _cpu() - cpu
     # The month is listed, its derived lists rendered, its own stages built from the linked files.
     assert f'"{MONTH}"' in (project / "params.yaml").read_text()
     rendered = (project / "dvc.yaml").read_text()
@@ -158,9 +160,9 @@ def test_add_build_remove_leaves_the_tree_as_it_was(sample_build: Path, tmp_path
         p.name for p in source.iterdir()
     )
     assert run(["git", "status", "--porcelain"], project).stdout != status
-    started, cpu = time.monotonic(), _children_cpu()
-    run([*almanac, "remove", MONTH], project)
-    removed, removed_cpu = time.monotonic() - started, _children_cpu() - cpu
+    started, cpu = time.monotonic(), _cpu()
+    _month(["remove", MONTH], project, capsys)
+    removed, removed_cpu = time.monotonic() - started, _cpu() - cpu
     assert run(["git", "status", "--porcelain"], project).stdout == status
     assert _tree(project) == tree
     left = [str(path) for path in project.rglob(f"*{MONTH}*") if ".dvc/cache" not in str(path)]
@@ -172,6 +174,17 @@ def test_add_build_remove_leaves_the_tree_as_it_was(sample_build: Path, tmp_path
     )
 
 
-def _children_cpu() -> float:
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return used.ru_utime + used.ru_stime
+def _month(args: list[str], project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`almanac month ARGS` run from ``project`` in this process (its `dvc repro` is a process of its own):
+    one interpreter start and almanac import fewer per command than `python -m almanac.cli`."""
+    with contextlib.chdir(project):
+        code = cli.main(["month", *args])
+    said = capsys.readouterr()
+    assert code == 0, said.err
+    print(said.out, end="")
+
+
+def _cpu() -> float:
+    """This process's CPU seconds and its finished children's (the month's `dvc repro` and its stages)."""
+    used = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    return sum(usage.ru_utime + usage.ru_stime for usage in used)
