@@ -10,16 +10,13 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from tests.support.project import BIN, dvc, render_lists, run
+from tests.support.project import BIN, render_lists, run
+from tests.support.repro_runs import repro
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.rebuilds(35),
 ]  # reruns the ~12 stages that read the corpus (~35 s)
-
-
-def _ran(stdout: str) -> set[str]:
-    return {line.split("'")[1] for line in stdout.splitlines() if line.startswith("Running stage")}
 
 
 def test_gdelt_only_build_needs_no_ccnews_folder(sample_build: Path, tmp_path: Path) -> None:
@@ -33,7 +30,7 @@ def test_gdelt_only_build_needs_no_ccnews_folder(sample_build: Path, tmp_path: P
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     render_lists(project)  # no CC-News months, so no ccnews_ingest (or signing) stage at all
     shutil.rmtree(project / "data/raw/sample/ccnews")
-    ran = _ran(dvc(["repro", "relation_split"], project).stdout)  # the MIRAI branch (check reads every style)
+    ran = set(repro(["relation_split"], project)[0])  # the MIRAI branch (check reads every style)
     assert {"dedup", "gdelt_articles"} <= ran, sorted(ran)
     assert not any(name.startswith(("ccnews_", "gdelt_month")) for name in ran), sorted(ran)
     run([str(BIN / "python"), "-m", "stages.check", "--style", "mirai"], project)  # its check alone
