@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -22,7 +23,8 @@ from almanac.core.layout import (
     read_month_articles,
 )
 from almanac.pipeline.dag import STEPS
-from tests.support.project import BIN, ROOT, dvc, render_lists, run
+from tests.support.project import ROOT, dvc, run
+from tests.support.repro_runs import repro
 
 pytestmark = pytest.mark.slow
 MONTHS = ["2025-04", "2025-05", "2025-06"]
@@ -64,10 +66,24 @@ def test_repro_builds_every_stage_with_balanced_metrics(built: Path) -> None:
     assert news.num_rows > 0 and set(news.column("origin").to_pylist()) == {"ccnews"}
 
 
-def test_every_released_row_passes_almanac_check(built: Path) -> None:
+def _here(args: list[str], project: Path, capfd: pytest.CaptureFixture[str]) -> str:
+    """`almanac ARGS` run from ``project`` in this process, its stdout: the card and datasets libraries are
+    loaded once per test process, not once more per command (~1-1.5 s of CPU each). (Not DVC's command line:
+    its console and log handlers keep the first test's captured streams, closed by the next test.)"""
+    from almanac.cli import main
+
+    assert args[0] == "almanac", args
+    with contextlib.chdir(project):
+        code = main(args[1:])
+    said = capfd.readouterr()
+    assert code == 0, said.err
+    return said.out
+
+
+def test_every_released_row_passes_almanac_check(built: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """The sample build's splits hold every invariant; the check stages wrote their counts."""
-    result = run([str(BIN / "almanac"), "check", "all"], built)
-    assert result.stdout.rstrip().endswith("check: ok"), result.stdout
+    said = _here(["almanac", "check", "all"], built, capfd)
+    assert said.rstrip().endswith("check: ok"), said
     for style in ("openforesight", "openforecast", "mirai", "futuresim", "futurex"):
         summary = json.loads((built / f"reports/check/{style}.json").read_text())
         assert summary["ok"] and summary["rows"] > 0, style
@@ -131,12 +147,12 @@ def test_plots_show_draws_the_panels_offline(built: Path) -> None:
     assert {item["type"] for items in plots.values() for item in items} == {"image"}
 
 
-def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
+def test_publish_folder_card_parses_and_data_loads(built: Path, capfd: pytest.CaptureFixture[str]) -> None:
     import datasets
     from huggingface_hub import DatasetCard
 
     out = built / "release"
-    run([str(BIN / "almanac"), "publish", "openforesight", "all", "--out", str(out)], built)
+    _here(["almanac", "publish", "openforesight", "all", "--out", str(out)], built, capfd)
     card = DatasetCard.load(out / "README.md")
     assert card.data.annotations_creators == ["machine-generated"]
     loaded = datasets.load_dataset(str(out), "default", cache_dir=str(built / "hf-cache"))
@@ -148,10 +164,10 @@ def test_publish_folder_card_parses_and_data_loads(built: Path) -> None:
         for split in ("train", "validation", "test")
     }
     assert {split: loaded[split].num_rows for split in loaded} == released
-    assert run([str(BIN / "almanac"), "verify", str(out)], built).stdout.strip().endswith("ok")
+    assert _here(["almanac", "verify", str(out)], built, capfd).strip().endswith("ok")
     lock = yaml.safe_load((out / "provenance/dvc.lock").read_text())
     assert "foresight_split" in lock["stages"] and "gdelt_clean" not in lock["stages"]
-    status = run([str(BIN / "almanac"), "status"], built).stdout
+    status = _here(["almanac", "status"], built, capfd)
     # ccnews_ingest, dedup, gdelt_month (download + ingest), gdelt_clean, gdelt_articles, relation_split,
     # check and mirai_stats_report (gdelt_stats + mirai_report)
     assert "| mirai | 2025-05 | 8/8 |" in status
@@ -239,11 +255,10 @@ def test_forced_rerun_is_byte_identical_and_leaves_git_clean(fresh: Path) -> Non
     assert "dvc.lock" in tracked and "reports/check/mirai.json" in tracked
     stages = set(yaml.safe_load((fresh / "dvc.lock").read_text())["stages"])
     assert len(stages) > 40 and set(FORCED) <= stages
-    result = dvc(["repro", "--force", "--single-item", *FORCED], fresh)
+    ran, result = repro(["--force", "--single-item", *FORCED], fresh)  # as `make repro` runs DVC
     assert project_digests(fresh) == before
     assert run(["git", "status", "--porcelain"], fresh).stdout == ""
     # Each stage run ended with its one summary line on stderr and left its record in metrics/timings/.
-    ran = [line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")]
     assert sorted(ran) == sorted(FORCED)  # ccnews_ingest@2025-04 and @2025-06 did not run
     # A stage that runs steps (foresight_month@M: qgen .. dates) ends each step with the step's own line.
     for stage_name in ran:
@@ -256,46 +271,8 @@ def test_forced_rerun_is_byte_identical_and_leaves_git_clean(fresh: Path) -> Non
             assert (fresh / "metrics/timings" / f"{name}.json").is_file(), name
 
 
-# What the added month's rebuild runs: the corpus chain to its whole-dataset stages (dedup, corpus_stats),
-# and one per-month stage of OpenForesight and of MIRAI (relation_split reads the earlier months' history).
-# `dvc repro` of these checks (and skips when unchanged) every stage they depend on. The stages downstream
-# (the whole-dataset splits, checks, reports, FutureX) read whole-dataset files and have no per-month item
-# whose rerun this test is about; `almanac month add --build` is tests/test_month_command.py's.
-ADDED_MONTH_TARGETS = ("corpus_stats", "foresight_month@2025-07", "relation_split@2025-07")
-
-
-@pytest.mark.rebuilds(50)
-def test_adding_a_month_runs_only_that_months_stages(fresh: Path) -> None:
-    # The single-month stage (`dvc repro --single-item ccnews_ingest@2025-05` runs that month's ingest
-    # alone) is asserted in test_forced_rerun_is_byte_identical_and_leaves_git_clean.
-    # A new month runs its own ingest, then the cross-month stages. July's CC-News crawl is June's files
-    # again (real records); the sample has no July GDELT files, so July is listed empty for GDELT (else its
-    # ingest stops: tests/test_raw_input.py). CC-News's months keep their params: 3 stage runs fewer.
-    shutil.copytree(fresh / "data/raw/sample/ccnews/2025-06", fresh / "data/raw/sample/ccnews/2025-07")
-    params = yaml.safe_load((fresh / "params.yaml").read_text())
-    params["months"].append("2025-07")
-    params["empty_months"]["gdelt"] = ["2025-07"]
-    (fresh / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    render_lists(fresh)  # the CC-News months follow from months
-    result = dvc(["repro", *ADDED_MONTH_TARGETS], fresh)
-    ran = {line.split("'")[1] for line in result.stdout.splitlines() if line.startswith("Running stage")}
-    assert {
-        "ccnews_ingest@2025-07",
-        "dedup_signatures@2025-07",
-        "dedup",
-        "corpus_stats",
-        "foresight_month@2025-07",
-        "gdelt_month@2025-07",
-        "relation_split@2025-07",
-    } <= ran
-    # Old months' corpus and GDELT files did not change: of their per-month stages only GDELT's ingests ran
-    # (they read empty_months.gdelt, a changed param), with byte-identical outputs; CC-News's did not (their
-    # params, empty_months.ccnews included, are as they were). (Reports rerun too.)
-    rebuilt = {stage for stage in ran if stage.split("@")[-1] in MONTHS}
-    assert rebuilt == {f"gdelt_month@{month}" for month in MONTHS}, rebuilt
-    for month in MONTHS:
-        assert f"foresight_month@{month}" not in ran and f"relation_split@{month}" not in ran
-        assert f"dedup_signatures@{month}" not in ran
+# Adding a month (which stages its rebuild runs, and its incremental dedup) is
+# tests/test_dedup_incremental.py's: one copy of the build and one rebuild for both.
 
 
 def test_dvc_yaml_paths_match_layout() -> None:
