@@ -17,8 +17,8 @@ from almanac.core.layout import read_month_articles
 from almanac.core.parallel import RayConfig
 from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.near_duplicates import DedupConfig, deduplicate
+from tests.support.make_repro import repro
 from tests.support.project import render_lists
-from tests.support.repro_runs import repro
 
 pytestmark = pytest.mark.slow
 ADDED = "2025-07"  # not in the sample: June's CC-News files again under a new crawl month

@@ -30,7 +30,7 @@ from almanac.pipeline.declare import Stage
 from almanac.pipeline.fingerprints import fingerprint, params_json, write_fingerprints, write_params_copy
 from almanac.pipeline.imports import FACES, PROJECT_PACKAGES, ROOT, closure, imports, parsed
 from almanac.pipeline.render import code_files, code_roots, deps, hashed_files, render_project
-from tests.support.repro_runs import repro
+from tests.support.make_repro import repro
 
 # params.yaml and the foreach lists that follow from its months (dvc.yaml's vars)
 PARAMS = {

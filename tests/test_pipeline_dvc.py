@@ -23,8 +23,8 @@ from almanac.core.layout import (
     read_month_articles,
 )
 from almanac.pipeline.dag import STEPS
+from tests.support.make_repro import repro
 from tests.support.project import ROOT, dvc, run
-from tests.support.repro_runs import repro
 
 pytestmark = pytest.mark.slow
 MONTHS = ["2025-04", "2025-05", "2025-06"]

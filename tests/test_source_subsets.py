@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from tests.support.make_repro import repro
 from tests.support.project import BIN, render_lists, run
-from tests.support.repro_runs import repro
 
 pytestmark = [
     pytest.mark.slow,
