@@ -24,7 +24,7 @@ from almanac.core.layout import (
 )
 from almanac.pipeline.dag import STEPS
 from tests.support.make_repro import repro
-from tests.support.project import ROOT, dvc, run
+from tests.support.project import BIN, ROOT, dvc, run
 
 pytestmark = pytest.mark.slow
 MONTHS = ["2025-04", "2025-05", "2025-06"]
@@ -111,8 +111,31 @@ def test_second_repro_is_a_no_op(fresh: Path) -> None:
     assert "Running stage" not in result.stdout
 
 
+# Several DVC commands in one process: DVC's command line, imported once (~1.5 s of CPU a process), run for
+# each, their outputs told apart by a line none of them prints. (Not in the test's own process: DVC's
+# console and log handlers keep the captured streams of the first test that ran it.)
+DVC_COMMANDS = """
+import json, sys
+from dvc.cli import main
+for args in json.loads(sys.argv[1]):
+    print("<next dvc command>", flush=True)
+    if main(args) != 0:
+        sys.exit(f"dvc {' '.join(args)} failed")
+    sys.stdout.flush()
+"""
+
+
+def dvc_outputs(commands: list[list[str]], project: Path) -> list[str]:
+    """The stdout of each `dvc ARGS` of ``commands``, run in order in one process in ``project``."""
+    said = run([str(BIN / "python"), "-c", DVC_COMMANDS, json.dumps(commands)], project).stdout
+    outputs = said.split("<next dvc command>\n")
+    assert outputs[0] == "" and len(outputs) == len(commands) + 1, said
+    return outputs[1:]
+
+
 def test_metrics_show_prints_only_the_style_summaries(built: Path) -> None:
-    shown = json.loads(dvc(["metrics", "show", "--json"], built).stdout)
+    as_json, table = dvc_outputs([["metrics", "show", "--json"], ["metrics", "show"]], built)
+    shown = json.loads(as_json)
     files = next(iter(shown.values()))["data"]
     assert sorted(files) == sorted(f"reports/{style}/all/summary.json" for style in STYLES)
     for style in STYLES:
@@ -120,7 +143,6 @@ def test_metrics_show_prints_only_the_style_summaries(built: Path) -> None:
         assert summary["check"] == "ok", style
         released = summary["train"] + summary["validation"] + summary["test"]
         assert summary["released"].split(" ")[0] == str(released) and released > 0, style  # "7 questions"
-    table = dvc(["metrics", "show"], built).stdout
     assert len(table.splitlines()) == 4 and len(table.encode()) < 10_000  # header + one row per style
     assert len(table.splitlines()[0].split()) <= 13  # "Path" and at most 12 columns
 
@@ -136,14 +158,14 @@ def test_report_stages_write_their_counts_and_panels(built: Path) -> None:
 
 
 def test_plots_show_draws_the_panels_offline(built: Path) -> None:
-    dvc(["plots", "show", "-o", "plots_html"], built)
+    _, as_json = dvc_outputs([["plots", "show", "-o", "plots_html"], ["plots", "show", "--json"]], built)
     page = (built / "plots_html/index.html").read_text()
     assert "http" not in page.lower()  # no Vega from a CDN: the page works without network
     images = re.findall(r'<img src="(static/[^"]+)"', page)
     assert len(images) == 3 * len(STYLES)
     assert all((built / "plots_html" / image).read_bytes()[:4] == b"\x89PNG" for image in images)
     assert "static/workspace_reports_openforecast_all_panels_1_overview.png" in images
-    plots = json.loads(dvc(["plots", "show", "--json"], built).stdout)["data"]
+    plots = json.loads(as_json)["data"]
     assert {item["type"] for items in plots.values() for item in items} == {"image"}
 
 

@@ -349,19 +349,36 @@ def test_dedup_on_a_two_node_cluster_is_byte_identical_to_in_process(project_clu
     assert metrics["rejected_by_reason"]["near_duplicate"] > 0, metrics
 
 
+def _stage_commands() -> list[list[str]]:
+    """ccnews_ingest, dedup_signatures and dedup for every crawl month, in dependency order."""
+    commands = [["stages.ccnews_ingest", "--month", month] for month in STAGE_MONTHS]
+    commands += [["stages.dedup_signatures", "--month", month] for month in STAGE_MONTHS]
+    return [*commands, ["stages.dedup"]]
+
+
 def _stages(project: Path) -> dict[str, str]:
     """Run ccnews_ingest, dedup_signatures and dedup as stage processes for every crawl month; stderr of
     each, by stage name."""
     said = {}
-    for month in STAGE_MONTHS:
-        said[f"ccnews_ingest@{month}"] = run(
-            [sys.executable, "-m", "stages.ccnews_ingest", "--month", month], project
-        ).stderr
-    for month in STAGE_MONTHS:
-        command = [sys.executable, "-m", "stages.dedup_signatures", "--month", month]
-        said[f"dedup_signatures@{month}"] = run(command, project).stderr
-    said["dedup"] = run([sys.executable, "-m", "stages.dedup"], project).stderr
+    for module, *args in _stage_commands():
+        name = module.removeprefix("stages.") + (f"@{args[1]}" if args else "")
+        said[name] = run([sys.executable, "-m", module, *args], project).stderr
     return said
+
+
+# The serial reference: the same stage modules run as `python -m` runs them (run_name "__main__", their
+# arguments in sys.argv), one after another in one interpreter, which imports their libraries once (~3 s of
+# CPU less than five processes). Only the cluster's run has to be stage processes: each joins the cluster.
+SERIAL_STAGES = """
+import json, runpy, sys
+for argv in json.loads(sys.argv[1]):
+    sys.argv = argv
+    try:
+        runpy.run_module(argv[0], run_name="__main__", alter_sys=True)
+    except SystemExit as done:
+        if done.code not in (0, None):
+            raise SystemExit(f"{argv}: exit {done.code}") from None
+"""
 
 
 def test_ingest_signatures_and_dedup_on_a_two_raylet_cluster_match_the_serial_run(
@@ -370,7 +387,7 @@ def test_ingest_signatures_and_dedup_on_a_two_raylet_cluster_match_the_serial_ru
     """The stages themselves (never dedup internals) on the project cluster write the very bytes the
     serial run writes."""
     serial = make_project(tmp_path / "serial", ray__executor="serial", **STAGE_PARAMS)
-    _stages(serial)
+    run([sys.executable, "-c", SERIAL_STAGES, json.dumps(_stage_commands())], serial)
     said = _stages(project_cluster)
     # Every stage joined the two-node cluster (1 CPU per raylet) and none fell back or started its own.
     joined = f"joined Ray cluster at {read_cluster(project_cluster).address} (2 CPUs)"

@@ -136,9 +136,12 @@ def add_node(root: Path, num_cpus: int, object_store_mb: int) -> ProjectCluster:
     """Start one more (worker) node on this machine and record it; returns the updated cluster."""
     cluster = read_cluster(root)
     log = Path(cluster.temp_dir) / f"node-{len(cluster.nodes)}.log"
+    # No log monitor of its own: the nodes of this machine share the head's session folder, whose log monitor
+    # already sends every worker's lines to the drivers (a second one sent each line twice, and cost a
+    # Python process polling the same files; Ray's help: one log monitor per physical host).
     command = [
         sys.executable, "-m", "almanac.core.ray_node", "start", "--address", cluster.address,
-        *_node_args(num_cpus, object_store_mb),
+        "--include-log-monitor", "false", *_node_args(num_cpus, object_store_mb),
     ]  # fmt: skip
     node = _start_node(command, cluster.token, log)
     cluster = ProjectCluster(cluster.address, cluster.token, cluster.temp_dir, (*cluster.nodes, node))
