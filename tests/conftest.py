@@ -103,8 +103,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     ends the first worker's share instead, which reaches it after its own tests, when the build is done:
     the two workers rebuild side by side rather than one after the other. xdist's worksteal gives each
     worker a contiguous share of the collected list (``last_share_start``) and later moves the tail of a
-    long queue to an idle worker, so the other tests keep their shuffled order. In one process (no xdist),
-    they simply run last, the longest first."""
+    long queue to an idle worker, so the other tests keep their shuffled order (the `slow` ones first in
+    each share: ``slow_first``). In one process (no xdist), they simply run last, the longest first."""
     rest = [item for item in items if not _needs_sample(item)]
     built = sorted((item for item in items if _needs_sample(item)), key=lambda item: -rebuild_cost(item))
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
@@ -115,7 +115,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     late = rebuilding[1::2]  # the end of the first worker's share
     first = rebuilding[0::2] + [item for item in built if rebuild_cost(item) == 0]
     at = max(0, last_share_start(len(items), workers) - len(late))
-    items[:] = rest[:at] + late + first + rest[at:]
+    items[:] = slow_first(rest[:at]) + late + first + slow_first(rest[at:])
+
+
+def slow_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The tests marked `slow` first, each group in its (shuffled) order: a worker's share of the other
+    tests then ends with short ones, which worksteal hands to whichever worker is idle, so the two workers
+    end together instead of one waiting while the other finishes a long test that happened to come last."""
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    return slow + [item for item in items if item.get_closest_marker("slow") is None]
 
 
 def last_share_start(count: int, workers: int) -> int:

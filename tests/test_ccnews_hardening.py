@@ -214,6 +214,12 @@ def test_plain_text_named_warc_gz_is_one_not_a_warc_reject(tmp_path: Path, gzipp
 # --- 5. size caps -------------------------------------------------------------------------------------
 
 
+def zeros_compressor() -> zlib._Compress:
+    """gzip for runs of zero bytes: the run-length strategy finds the same distance-1 matches as the default
+    one (the same ~1000:1) at ~40% of its CPU, ~1 s less per 300 MiB bomb."""
+    return zlib.compressobj(9, zlib.DEFLATED, 31, 9, zlib.Z_RLE)
+
+
 def bomb_member(url: str, http_head: bytes, body: int, content_length: int | None = None) -> bytes:
     """A gzip member holding a response record whose body is ``body`` zero bytes (~1000:1 compressed)."""
     length = len(http_head) + body if content_length is None else content_length
@@ -224,7 +230,7 @@ def bomb_member(url: str, http_head: bytes, body: int, content_length: int | Non
         "Content-Type: application/http; msgtype=response\r\n"
         f"Content-Length: {length}\r\n\r\n"
     ).encode()
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    compressor = zeros_compressor()
     parts = [compressor.compress(header + http_head)]
     zeros = bytes(MIB)
     parts.extend(compressor.compress(zeros) for _ in range(body // MIB))
@@ -261,7 +267,7 @@ def test_gzip_bomb_record_is_rejected_without_being_loaded(tmp_path: Path) -> No
 
 def test_content_encoding_bomb_is_page_too_large_with_bounded_memory(tmp_path: Path) -> None:
     # A small record (its block is compressed) whose HTTP body inflates to 300 MiB by Content-Encoding.
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    compressor = zeros_compressor()
     body = b"".join(compressor.compress(bytes(MIB)) for _ in range(300)) + compressor.flush()
     path = tmp_path / "encoded.warc.gz"
     path.write_bytes(

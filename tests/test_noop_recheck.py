@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from almanac.core import noop_stamp
+from tests.support.repro_runs import ran, repro_here
 from tests.test_repro_launcher import FAST_LINE, FAST_PATH_STAGES, _dvc_project, _launch
 
 
@@ -27,16 +28,15 @@ def test_the_first_no_op_after_a_build_takes_the_fast_path(tmp_path: Path) -> No
     """A build that ran stages re-checks with DVC and stamps: the very next `make repro` is one line without
     DVC; an edit after the build (a dep here) still takes DVC's path, which reruns what it must."""
     project = _fresh_project(tmp_path)
-    printed, imported = _launch(project)
-    assert imported and "2 stages ran" in printed and (project / noop_stamp.STAMP).is_file()
+    printed = repro_here(project)
+    assert ran(printed) == ["first", "second"] and "2 stages ran" in printed
+    assert (project / noop_stamp.STAMP).is_file()
     printed, imported = _launch(project)
     assert not imported and FAST_LINE in printed and "2 stages up to date" in printed
     assert len(printed.splitlines()) == 1
     (project / "indir" / "y.txt").write_text("y\n", encoding="utf-8")  # a file changed after the build
-    printed, imported = _launch(project)
-    assert imported and [line.split()[1] for line in printed.splitlines() if line.startswith("ran ")] == [
-        "second"
-    ]
+    printed = repro_here(project)
+    assert FAST_LINE not in printed and ran(printed) == ["second"]
     assert (project / "listing.txt").read_text(encoding="utf-8") == "x.txt\ny.txt\none\nfactor=1\n"
     printed, imported = _launch(project)  # that build stamped too
     assert not imported and FAST_LINE in printed
@@ -54,7 +54,7 @@ def test_a_file_edited_during_the_recheck_is_not_stamped(
     from almanac.core import noop_recheck
 
     project = _fresh_project(tmp_path)
-    _launch(project)
+    repro_here(project)
     (project / noop_stamp.STAMP).unlink()
     monkeypatch.chdir(project)
     changed = Stage.changed
@@ -77,6 +77,6 @@ def test_a_file_edited_during_the_recheck_is_not_stamped(
     # ... with it, DVC found nothing to do but in.txt is newer than the probe: no stamp
     assert not recheck() and not (project / noop_stamp.STAMP).exists()
     monkeypatch.undo()
-    printed, imported = _launch(project)
-    assert imported and "2 stages ran" in printed
+    printed = repro_here(project)
+    assert ran(printed) == ["first", "second"] and "2 stages ran" in printed
     assert (project / "a.txt").read_text(encoding="utf-8") == "two\nfactor=1\n"

@@ -9,6 +9,16 @@ import pytest
 
 from almanac.core import noop_stamp, repro
 from almanac.core.repro import HeldPaths, ReproTally, lookup, memoised_parser
+from tests.support.repro_runs import dvc_patch_points, ran, repro_here
+
+
+@pytest.fixture(autouse=True)
+def _dvc_as_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test here starts from the DVC functions it found and puts them back: repro.main and its patch
+    helpers, run in this process, replace some (each call wrapping what it finds), and a run's "ran" lines
+    would repeat under a wrapper an earlier test left."""
+    for owner, name in dvc_patch_points():
+        monkeypatch.setattr(owner, name, getattr(owner, name))
 
 
 def test_summary_of_a_no_op_is_one_line_with_the_stage_count() -> None:
@@ -16,7 +26,7 @@ def test_summary_of_a_no_op_is_one_line_with_the_stage_count() -> None:
     assert tally.summary(1.04) == "repro: nothing to do, 80 stages up to date (1.0 s)"
 
 
-def test_summary_counts_stages_that_ran() -> None:
+def test_summary_counts_stages_thatran() -> None:
     tally = ReproTally(considered=5, ran=[("dedup", 2.0), ("corpus_stats", 0.5)])
     assert tally.summary(3.0) == "repro: 2 stages ran, 3 up to date (3.0 s)"
     assert ReproTally(considered=1, ran=[("dedup", 2.0)]).summary(2.0).startswith("repro: 1 stage ran,")
@@ -255,11 +265,13 @@ def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "in.txt").write_text("one\n", encoding="utf-8")
     (tmp_path / "indir").mkdir()
     (tmp_path / "indir" / "x.txt").write_text("x\n", encoding="utf-8")
-    printed, imported = _launch(tmp_path)
-    assert imported and "2 stages ran" in printed and (tmp_path / noop_stamp.STAMP).is_file()
+    printed = repro_here(tmp_path)
+    assert ran(printed) == ["first", "second"] and "2 stages ran" in printed
+    assert (tmp_path / noop_stamp.STAMP).is_file()
     noop_stamp.forget(tmp_path / noop_stamp.STAMP)  # without it: a DVC no-op, which writes the stamp
-    printed, imported = _launch(tmp_path)
-    assert imported and printed == printed.splitlines()[0] and "nothing to do, 2 stages" in printed
+    printed = repro_here(tmp_path)
+    assert FAST_LINE not in printed and printed == printed.splitlines()[0]
+    assert "nothing to do, 2 stages" in printed
     _armed(tmp_path)
     monkeypatch.chdir(tmp_path)
     return tmp_path
@@ -267,11 +279,8 @@ def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _reruns(project: Path, *stages: str) -> None:
     assert noop_stamp.is_current() is None  # the fast path does not fire: DVC's path
-    printed, imported = _launch(project)
-    assert imported
-    assert sorted(line.split()[1] for line in printed.splitlines() if line.startswith("ran ")) == sorted(
-        stages
-    )
+    printed = repro_here(project)
+    assert FAST_LINE not in printed and ran(printed) == sorted(stages)
 
 
 @pytest.mark.slow
@@ -294,16 +303,16 @@ def test_the_fast_path_fires_only_when_nothing_dvc_reads_changed(built: Path) ->
     _armed(built)
     (built / "a.txt").write_text("tampered\n", encoding="utf-8")  # an edited out (same size or not)
     assert noop_stamp.is_current() is None
-    printed, imported = _launch(built)  # DVC restores it (from its run cache) or reruns `first`
-    assert imported and (built / "a.txt").read_text(encoding="utf-8") == "two\nfactor=2\n"
+    printed = repro_here(built)  # DVC restores it (from its run cache) or reruns `first`
+    assert FAST_LINE not in printed and (built / "a.txt").read_text(encoding="utf-8") == "two\nfactor=2\n"
     _armed(built)
     (built / "listing.txt").unlink()  # a deleted out
     assert noop_stamp.is_current() is None
-    _launch(built)
+    repro_here(built)
     assert (built / "listing.txt").read_text(encoding="utf-8") == "x.txt\ny.txt\ntwo\nfactor=2\n"
     _armed(built)
-    printed, imported = _launch(built, "-f")  # any argument: DVC's path; -f reruns both
-    assert imported and "2 stages ran" in printed
+    printed = repro_here(built, "-f")  # any argument: DVC's path; -f reruns both
+    assert ran(printed) == ["first", "second"] and "2 stages ran" in printed
 
 
 @pytest.mark.slow
@@ -343,8 +352,8 @@ def test_pipeline_files_cache_and_new_stage_files_defeat_the_stamp(built: Path) 
     with pytest.raises(noop_stamp.NotStampable, match="changed while DVC ran"):
         # every entry is newer than time 0: what DVC saw may not be what is on disk now, so no stamp
         noop_stamp.collect(Repo(str(built)), before_ns=0)
-    printed, imported = _launch(built)  # the new folder's times: a DVC no-op, which stamps again
-    assert imported and "nothing to do, 2 stages" in printed
+    printed = repro_here(built)  # the new folder's times: a DVC no-op, which stamps again
+    assert FAST_LINE not in printed and "nothing to do, 2 stages" in printed
     _armed(built)
     cache = built / ".dvc" / "cache" / "files" / "md5"
     victim = next(path for path in cache.rglob("*") if path.is_file())
@@ -361,6 +370,6 @@ def test_a_stage_dvc_always_runs_never_gets_a_stamp(tmp_path: Path) -> None:
     """always_changed (and a stage without deps that DVC treats so) runs on every repro: no no-op, no stamp."""
     _dvc_project(tmp_path, "stages:\n  clock:\n    cmd: echo tick >> ticks.txt\n    always_changed: true\n")
     for runs in (1, 2):
-        printed, imported = _launch(tmp_path)
-        assert imported and "ran clock" in printed and not (tmp_path / noop_stamp.STAMP).exists()
+        printed = repro_here(tmp_path)  # "ran clock": DVC's path
+        assert ran(printed) == ["clock"] and not (tmp_path / noop_stamp.STAMP).exists()
         assert (tmp_path / "ticks.txt").read_text(encoding="utf-8") == "tick\n" * runs

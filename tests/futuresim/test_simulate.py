@@ -201,6 +201,15 @@ def test_a_killed_simulation_resumes_with_identical_results(world: World, tmp_pa
         assert (parts / name).read_bytes() == (whole / name).read_bytes(), name
 
 
+def test_the_figure_is_drawn_when_a_run_stops_not_after_every_day(world: World, tmp_path: Path) -> None:
+    sim = simulation(world, tmp_path)
+    _drive(sim, Scripted(), 2)
+    assert (tmp_path / "daily.csv").read_text().count("\n") == 3  # the header and the two days
+    assert not (tmp_path / "daily.png").exists()  # ~0.3 s of CPU a day: drawn once, when the run stops
+    sim.draw()  # what `almanac simulate --days 2` does as it pauses
+    assert (tmp_path / "daily.png").stat().st_size
+
+
 def test_a_state_folder_of_other_questions_is_refused(world: World, tmp_path: Path) -> None:
     _drive(simulation(world, tmp_path), Scripted(), 1)
     other = [question_from_row({**QUESTIONS[0], "answer": "Lee Osei"})]

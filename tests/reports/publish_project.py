@@ -57,6 +57,13 @@ def _questions(split: str, month: str, ids: list[str], hashed: bool = False) -> 
 @pytest.fixture()
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
+    build_project(tmp_path)
+    monkeypatch.setattr(publish_module, "build_style_report", _fake_report)
+    return tmp_path
+
+
+def build_project(tmp_path: Path) -> None:
+    """The project's files in ``tmp_path``: splits, articles, params.yaml, dvc.lock."""
     splits = tmp_path / "data/foresight/splits"
     (splits / "train").mkdir(parents=True)
     (splits / "test").mkdir(parents=True)
@@ -111,8 +118,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             }
         )
     )
-    monkeypatch.setattr(publish_module, "build_style_report", _fake_report)
-    return tmp_path
 
 
 def _fake_report(style: object, scope: ReportScope) -> Report:

@@ -87,6 +87,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "almanac simulate") -> i
             f"simulate: {judge.failures} outcome(s) the judge could not rule on were scored as no match",
             file=sys.stderr,
         )
+    if not simulation.finished:
+        simulation.draw()  # paused: the figure of the days so far (the last day drew it otherwise)
     done = "finished" if simulation.finished else f"paused at {simulation.today} (rerun to continue)"
     print(f"simulate: {args.agent} {done}: {_summary_line(simulation.summary())}; outputs in {state}/")
     return 0

@@ -22,7 +22,7 @@ from typing import Any
 from almanac.core.ids import content_id
 from almanac.core.io import read_json, write_json
 from almanac.futuresim.search import SearchHit
-from almanac.futuresim.simulate.outputs import write_outputs
+from almanac.futuresim.simulate.outputs import write_figure, write_outputs
 from almanac.futuresim.simulate.scoring import (
     Forecast,
     ForecastError,
@@ -153,6 +153,7 @@ class Simulation:
         write_json(self._state(), self.state_dir / STATE_FILE)
         write_outputs(self.state_dir, self._days, self._time_weighted(), self.label)
         if self.finished:
+            self.draw()
             return {"finished": True, "day": self.today.isoformat(), "summary": self.summary()}
         self._world.advance(self.today + timedelta(days=1))
         resolved = [self._public(q) for q in self.questions.values() if q.resolution == self.today]
@@ -163,6 +164,11 @@ class Simulation:
             "open": len(self.open_questions()),
             "resolved": resolved,
         }
+
+    def draw(self) -> None:
+        """``daily.png`` of the days completed so far (next_day draws it on the last day)."""
+        if self._days:
+            write_figure(self.state_dir, self._days, self.label)
 
     def summary(self) -> dict[str, Any]:
         last = self._days[-1] if self._days else {}
