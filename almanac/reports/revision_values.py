@@ -15,6 +15,7 @@ asks DVC instead.
 
 from __future__ import annotations
 
+import copy
 import io
 import os
 import re
@@ -35,7 +36,7 @@ class Unsupported(Exception):
     """A layout this reader does not model; DVC's brancher reads the revision instead."""
 
 
-def _git_objects(repo: Path, commit: str, paths: Iterable[str]) -> dict[str, bytes | None]:
+def git_objects(repo: Path, commit: str, paths: Iterable[str]) -> dict[str, bytes | None]:
     """The blob of each path at ``commit`` (None: git has no such path there)."""
     wanted = list(dict.fromkeys(paths))
     if not wanted:
@@ -63,12 +64,25 @@ def _git_objects(repo: Path, commit: str, paths: Iterable[str]) -> dict[str, byt
     return found
 
 
-def _cache_object(cache_dir: Path, out: dict[str, Any]) -> Path | None:
-    """Where the DVC cache keeps the file of one dvc.lock output (None: no file object)."""
+def git_files(repo: Path, commit: str, folder: str) -> list[str]:
+    """The files git tracks at or under ``folder`` at ``commit`` (the working tree's for ``workspace``)."""
+    if commit == WORKSPACE:
+        command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", folder]
+    else:
+        command = ["git", "ls-tree", "-r", "-z", "--name-only", commit, "--", folder]
+    listing = subprocess.run(command, cwd=repo, capture_output=True, check=True).stdout.decode()
+    return [path for path in listing.split("\0") if path]
+
+
+def cache_object(cache_dir: Path, out: dict[str, Any], directories: bool = False) -> Path | None:
+    """Where the DVC cache keeps the object of one dvc.lock output (None: the output has no hash).
+
+    A directory's object is its listing (``.dir``); without ``directories`` that is Unsupported here.
+    """
     md5 = out.get("md5")
     if not isinstance(md5, str) or len(md5) < 3:
         return None
-    if md5.endswith(".dir"):
+    if md5.endswith(".dir") and not directories:
         raise Unsupported(f"{out.get('path')} is a directory output")
     if out.get("hash") == "md5":
         return cache_dir / "files" / "md5" / md5[:2] / md5[2:]
@@ -90,7 +104,7 @@ class RevisionFiles:
         if self.commit == WORKSPACE:
             found = {path: self._working_file(path) for path in wanted}
         else:
-            found = _git_objects(self.repo, self.commit, wanted)
+            found = git_objects(self.repo, self.commit, wanted)
         for path in wanted:
             if found[path] is None:
                 found[path] = self._cached_output(path)
@@ -106,21 +120,21 @@ class RevisionFiles:
             return None
 
     def _cached_output(self, path: str) -> bytes | None:
-        out = self._lock_outs().get(path)
+        out = self.lock_outs().get(path)
         if out is None:
             return None
-        location = _cache_object(self.cache_dir, out)
+        location = cache_object(self.cache_dir, out)
         try:
             return location.read_bytes() if location is not None else None
         except FileNotFoundError:
             return None  # DVC's filesystem says "No storage files available": a FileNotFoundError too
 
-    def _lock_outs(self) -> dict[str, dict[str, Any]]:
+    def lock_outs(self) -> dict[str, dict[str, Any]]:
         if self._outs is None:
             if self.commit == WORKSPACE:
                 lock = self._working_file("dvc.lock")
             else:
-                lock = _git_objects(self.repo, self.commit, ["dvc.lock"])["dvc.lock"]
+                lock = git_objects(self.repo, self.commit, ["dvc.lock"])["dvc.lock"]
             stages = (_yaml(lock) or {}).get("stages") or {}
             self._outs = {
                 os.path.normpath(str(out["path"])): out
@@ -252,11 +266,61 @@ def _parsed(reads: dict[str, bytes | None], parse: Any) -> dict[str, dict[str, A
     return results
 
 
+_MISSING = object()
+
+
+def _searched(config: Any, key: str) -> dict[str, Any] | None:
+    """What ``dpath.search(config, key, separator=".")`` finds for a plain dotted key, by walking that one
+    path ({} when it is absent); None when the key needs dpath's own search (a glob, an empty part, a
+    list or a non-text key on the way)."""
+    parts = key.split(".")
+    if any(mark in key for mark in "*?[]") or "" in parts:
+        return None
+    node: Any = config
+    for part in parts:
+        if not isinstance(node, dict) or not all(isinstance(name, str) for name in node):
+            return None
+        node = node.get(part, _MISSING)
+        if node is _MISSING:
+            return {}
+    found: dict[str, Any] = {parts[-1]: node}
+    for part in reversed(parts[:-1]):
+        found = {part: found}
+    return found
+
+
+def plain_selection(config: Any, keys: list[str]) -> dict[str, Any] | None:
+    """What DVC's ``read_param_file`` selects from ``config`` with ``keys``; None when a key needs dpath's
+    own search. DVC folds a dpath search over the whole file for every key (on the sample's ~130 keys,
+    most of what reading a revision's params costs); here each key's path is walked, and the results are
+    merged as DVC merges them (dpath's additive merge)."""
+    import dpath
+
+    found = [_searched(config, key) for key in dict.fromkeys(keys)]
+    if any(result is None for result in found):
+        return None
+    selected: dict[str, Any] = {}
+    for result in found:
+        dpath.merge(selected, copy.deepcopy(result), separator=".")
+    return selected
+
+
+def read_params(fs: Any, path: str, keys: list[str]) -> Any:
+    """DVC's ``read_param_file(fs, path, keys)``, with :func:`plain_selection` when it applies."""
+    from dvc.dependency.param import read_param_file
+    from dvc.utils.serialize import load_path
+
+    if keys:
+        selection = plain_selection(load_path(path, fs, cache=True), keys)
+        if selection is not None:
+            return selection
+    return read_param_file(fs, path, keys or None, cache=True)
+
+
 def revision_values(
     files: RevisionFiles, metric_paths: list[str]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     """(params, metrics) of one revision, shaped as DVC's ``params.show`` / ``metrics.show`` data."""
-    from dvc.dependency.param import read_param_file
     from dvc.repo.metrics.show import _read_metric
 
     basics = files.read(["dvc.yaml", PARAMS_FILE])
@@ -264,7 +328,7 @@ def revision_values(
     if basics[PARAMS_FILE] is not None:
         named = merge_params([*({name: keys} for name, keys in named.items()), {PARAMS_FILE: []}])
     reads = files.read(named)
-    params = _parsed(reads, lambda path, fs: read_param_file(fs, path, named[path] or None, cache=True))
+    params = _parsed(reads, lambda path, fs: read_params(fs, path, named[path]))
     metrics = _parsed(files.read(metric_paths), lambda path, fs: _read_metric(fs, path, cache=True))
     return params, metrics
 
@@ -291,16 +355,28 @@ def other_dvc_files(repo: Path, commit: str) -> Iterator[str]:
             yield path
 
 
+def check_plain_layout(files: RevisionFiles) -> None:
+    """Raise Unsupported unless the revision's stages are those of the root dvc.yaml, each in the root
+    folder (dvc.lock's paths are relative to a stage's wdir), and no .dvc file tracks data."""
+    extra = next(other_dvc_files(files.repo, files.commit), None)
+    if extra is not None:
+        raise Unsupported(f"{extra} at {files.commit}")
+    stages = (_yaml(files.read(["dvc.yaml"])["dvc.yaml"]) or {}).get("stages") or {}
+    for stage in stages.values():
+        body = stage.get("do", stage) if isinstance(stage, dict) and "foreach" in stage else stage
+        if not isinstance(body, dict) or body.get("wdir", ".") != ".":
+            raise Unsupported("a stage with its own wdir")
+
+
 def fast_params_and_metrics(
     repo: Path, commit_a: str, commit_b: str, metric_paths: list[str], cache_dir: Path
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """DVC's (params diff, metrics diff) results for two revisions; raises Unsupported when it cannot."""
     values = []
     for commit in (commit_a, commit_b):
-        extra = next(other_dvc_files(repo, commit), None)
-        if extra is not None:
-            raise Unsupported(f"{extra} at {commit}")
-        values.append(revision_values(RevisionFiles(repo, commit, cache_dir), metric_paths))
+        files = RevisionFiles(repo, commit, cache_dir)
+        check_plain_layout(files)
+        values.append(revision_values(files, metric_paths))
     (params_a, metrics_a), (params_b, metrics_b) = values
     return (
         diff_results(params_a, params_b, commit_a, commit_b),

@@ -27,7 +27,14 @@ import pytest
 import yaml
 
 from almanac.reports import revisions
-from almanac.reports.revision_values import Unsupported, fast_params_and_metrics, merge_params
+from almanac.reports.revision_values import (
+    Unsupported,
+    _OneFile,
+    fast_params_and_metrics,
+    merge_params,
+    params_files,
+    plain_selection,
+)
 from almanac.reports.revisions import ValueChange, count_files, dvc_params_and_metrics, params_and_metrics
 
 DVC_YAML = """vars:
@@ -236,3 +243,31 @@ def test_merge_params_tracks_a_file_named_without_keys_whole() -> None:
     merged = merge_params(["a", {"p.json": ["x", "y"]}, {"p.json": ["z"]}, {"o.yaml": []}, {"o.yaml": ["k"]}])
     assert merged == {"params.yaml": ["a"], "p.json": ["x", "y", "z"], "o.yaml": []}
     assert merge_params(["a", {"params.yaml": []}]) == {"params.yaml": []}
+
+
+def _dvc_selection(config: dict[str, Any], keys: list[str]) -> Any:
+    from dvc.dependency.param import read_param_file
+
+    return read_param_file(_OneFile(json.dumps(config).encode()), "p.json", keys, cache=True)
+
+
+def test_plain_selection_is_dvcs_own_selection() -> None:
+    config = {"a": {"b": 1, "c": {"d": [1, 2]}, "e": None, "f": {}}, "g": [{"h": 1}], "i": "x"}
+    keys = ["a.b", "a.c", "a.e", "a.f", "i", "missing", "a.missing.x", "a.b"]
+    expected = {"a": {"b": 1, "c": {"d": [1, 2]}, "e": None, "f": {}}, "i": "x"}  # by hand: missing keys drop
+    assert plain_selection(config, keys) == expected == _dvc_selection(config, keys)
+    # A key inside another is merged as DVC merges it: a list selected twice is there twice.
+    doubled = {"a": {"b": 1, "c": {"d": [1, 2, 1, 2]}, "e": None, "f": {}}}
+    assert plain_selection(config, ["a", "a.c.d"]) == doubled == _dvc_selection(config, ["a", "a.c.d"])
+    # Globs, a list or a text value on the way: dpath's own search decides.
+    for needs_dpath in (["a.*"], ["g.0.h"], ["i.x"]):
+        assert plain_selection(config, needs_dpath) is None
+    # The project's own params file and the keys its stages name.
+    root = Path(__file__).resolve().parents[2]
+    named = params_files(
+        yaml.safe_load((root / "dvc.yaml").read_text()), yaml.safe_load((root / "params.yaml").read_text())
+    )
+    project = json.loads((root / "data/code/params.json").read_text())
+    keys = named["data/code/params.json"]
+    assert len(keys) > 50
+    assert plain_selection(project, keys) == _dvc_selection(project, keys)
