@@ -101,6 +101,7 @@ class RevisionReader:
         self._fs: fsspec.AbstractFileSystem | None = None  # the working tree, DVC's or a rebuilt worktree
         self._files: RevisionFiles | None = None  # the commit's git objects and DVC outputs
         self._linked: set[str] = set()  # folders of the commit laid out in the scratch folder
+        self._scratch: Path | None = None
 
     def _filesystem(self, folder: str) -> fsspec.AbstractFileSystem:
         """A filesystem with ``folder`` of the revision: a commit's folders are linked into a scratch
@@ -110,23 +111,22 @@ class RevisionReader:
         if self.commit == WORKSPACE:
             self._fs = local_fs(self.repo)
             return self._fs
-        if self._files is None:
-            files = RevisionFiles(self.repo, self.commit, _cache_dir(self.repo))
-            try:
+        try:
+            if self._files is None or self._scratch is None:
+                files = RevisionFiles(self.repo, self.commit, _cache_dir(self.repo))
                 check_plain_layout(files)
-            except Unsupported:
-                dvc_fs = DVCFileSystem(str(self.repo), rev=self.commit)
-                self._stack.callback(dvc_fs.close)
-                self._fs = dvc_fs
-                return self._fs
-            self._files = files
-            self._scratch = Path(
-                self._stack.enter_context(tempfile.TemporaryDirectory(prefix="almanac-rev-"))
-            )
-        if folder not in self._linked:
-            self._linked.add(folder)
-            link_folder(self._files, folder, self._scratch)
-        return local_fs(self._scratch)
+                self._files = files
+                scratch = self._stack.enter_context(tempfile.TemporaryDirectory(prefix="almanac-rev-"))
+                self._scratch = Path(scratch)
+            if folder not in self._linked:
+                self._linked.add(folder)
+                link_folder(self._files, folder, self._scratch)
+            return local_fs(self._scratch)
+        except Unsupported:  # a layout only DVC's own filesystem reads
+            dvc_fs = DVCFileSystem(str(self.repo), rev=self.commit)
+            self._stack.callback(dvc_fs.close)
+            self._fs = dvc_fs
+            return self._fs
 
     def tables(self, style: DatasetStyle) -> dict[TableKey, pa.Table]:
         try:
