@@ -120,8 +120,12 @@ class RevisionFiles:
             return None
 
     def _cached_output(self, path: str) -> bytes | None:
-        out = self.lock_outs().get(path)
+        outs = self.lock_outs()
+        out = outs.get(path)
         if out is None:
+            inside = [parent for parent in Path(path).parents if parent.as_posix() in outs]
+            if inside:  # a file of a directory output: its listing says where it is; DVC reads it
+                raise Unsupported(f"{path} is inside the output {inside[0].as_posix()}")
             return None
         location = cache_object(self.cache_dir, out)
         try:
