@@ -238,7 +238,9 @@ def params_files(dvc_yaml: Any, params: Any) -> dict[str, list[str]]:
             raise Unsupported("interpolated params")
         if _instances(stage, context):
             per_stage.append(merge_params(entries))
-    top_level = [{os.path.normpath(str(name)): []} for name in dvc_yaml.get("params") or []]
+    top_level: list[dict[str, list[str]]] = [
+        {os.path.normpath(str(name)): []} for name in dvc_yaml.get("params") or []
+    ]
     files = [{os.path.normpath(name): keys} for stage in per_stage for name, keys in stage.items()]
     return merge_params([*files, *top_level])
 
@@ -300,8 +302,9 @@ def plain_selection(config: Any, keys: list[str]) -> dict[str, Any] | None:
     merged as DVC merges them (dpath's additive merge)."""
     import dpath
 
-    found = [_searched(config, key) for key in dict.fromkeys(keys)]
-    if any(result is None for result in found):
+    searched = [_searched(config, key) for key in dict.fromkeys(keys)]
+    found = [result for result in searched if result is not None]
+    if len(found) < len(searched):
         return None
     selected: dict[str, Any] = {}
     for result in found:
@@ -344,7 +347,7 @@ def diff_results(
     from dvc.repo.metrics.diff import _diff
 
     shown = {rev_a: {"data": values_a}, rev_b: {"data": values_b}}
-    return dict(_diff(shown, rev_a, rev_b, with_unchanged=False))  # type: ignore[arg-type]
+    return dict(_diff(shown, rev_a, rev_b, with_unchanged=False))
 
 
 def other_dvc_files(repo: Path, commit: str) -> Iterator[str]:
