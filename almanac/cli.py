@@ -22,6 +22,10 @@ from almanac import cli_evaluate, cli_month
 # The names of almanac.reports.styles.STYLES, sorted, for the help text: that module imports pyarrow.
 # tests/test_cli_startup.py checks the two agree.
 STYLE_NAMES = ("futuresim", "futurex", "mirai", "openforecast", "openforesight", "series")
+# The commands that read or write Parquet: pyarrow looks for pandas in them, which none uses.
+TABLE_COMMANDS = frozenset(
+    {"status", "report", "publish", "verify", "diff", "check", "import", "search", "score", "simulate"}
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -40,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             # `check` reads whatever was released for the month (none outside params): its form only.
             in_params = args.command in ("report", "publish")
             checked_month(args.month, load_params(args.params) if in_params else None)
+        if args.command in TABLE_COMMANDS:
+            from almanac.dedup.without_pandas import pyarrow_without_pandas
+
+            pyarrow_without_pandas()  # no command uses pandas; pyarrow would import it (~0.5 s of CPU)
         code: int = args.run(args)
     except Exception as error:  # one line (redacted); --debug or ALMANAC_DEBUG=1 for the traceback
         if debug_enabled(args.debug):

@@ -134,7 +134,7 @@ def after_param_change(project: Path) -> None:
     """What the param change of journey 2 did, read from the `almanac diff --style mirai --split test --out
     out/diff.md` README's block just ran on the two commits it made (here rather than in a test of its own,
     which would rebuild the same change a second time; and on the block's own report, as an `almanac diff`
-    on the sample is ~16 s of CPU)."""
+    on the sample is ~4 s of CPU)."""
     report = (project / "out/diff.md").read_text()
     assert "| params.yaml | relation_split.queries_per_month | 100 | 5 |" in report
     # 4 + 3 + 6 of the 28 queries go, none is added, and the 15 kept are the same records.

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import math
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 import yaml
+from dvc.api import DVCFileSystem
 
 from almanac.reports.diff import (
     RowExample,
@@ -25,8 +27,8 @@ from almanac.reports.diff import (
     render_markdown,
     same_value,
 )
-from almanac.reports.revisions import MissingDataError, ValueChange
-from almanac.reports.styles import STYLES, TableKey
+from almanac.reports.revisions import MissingDataError, RevisionReader, ValueChange, resolve_rev
+from almanac.reports.styles import STYLES, TableKey, read_split_tables
 from tests.reports.conftest import PARAMS_2, DiffRepo, git
 from tests.support.project import run
 
@@ -379,3 +381,16 @@ def test_unchanged_tables_fold_into_one_line_per_style() -> None:
     assert "| mirai | default | test | 28 | 15 | 0 | 13 | 0 | 15 |" in text
     assert "- openforecast: 5 tables unchanged (20 rows)" in text
     assert "| openforecast |" not in text
+
+
+@pytest.mark.slow  # a git + DVC repo built with `dvc repro` (~20 s, once per module)
+def test_tables_linked_from_the_cache_are_dvcfilesystems(diff_repo: DiffRepo) -> None:
+    """A commit's splits, laid out from dvc.lock and the cache (revision_tree.py), read as DVC reads them."""
+    for rev in ("HEAD~1", "HEAD"):
+        dvc_fs = DVCFileSystem(str(diff_repo.path), rev=resolve_rev(diff_repo.path, rev))
+        with ExitStack() as stack:
+            reader = RevisionReader(diff_repo.path, rev, False, stack)
+            for style in (FORESIGHT, STYLES["mirai"]):
+                linked, read_by_dvc = reader.tables(style), read_split_tables(style, None, fs=dvc_fs)
+                assert list(linked) == list(read_by_dvc) and linked  # the same tables, none empty
+                assert all(linked[key].equals(read_by_dvc[key]) for key in linked)
