@@ -102,9 +102,11 @@ def _spacy_info(*args: Any, **kwargs: Any) -> Any:
     return info(*args, **kwargs)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=4096)
 def parse(text: str, model: str) -> Any:
-    """Parsed document, memoised: several tasks read the same article in one run."""
+    """Parsed document, memoised: several tasks read the same article in one run. Room for every text
+    of a stage on the sample (the timelines parse ~700 lines and clauses; at 512 a tenth were parsed
+    twice); a document is a few KB."""
     return load_nlp(model)(text)
 
 
