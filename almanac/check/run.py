@@ -22,6 +22,7 @@ from almanac.check.series_context import NewsContextRules
 from almanac.core import layout
 from almanac.core.field_roles import prompt_fields
 from almanac.core.ids import content_id
+from almanac.core.io import read_parquet
 from almanac.core.layout import series_paths as sp
 from almanac.crossstyle.near_duplicates import MARK_COLUMN, ReleasedRow, parse_cross_style
 from almanac.crossstyle.released_rows import foresight_row, futurex_row, mirai_row, openforecast_row
@@ -64,7 +65,7 @@ def check_style(
 
 
 def _rows(path: Path, columns: Sequence[str] | None = None, **extra: str) -> list[dict[str, Any]]:
-    table = pq.read_table(path, columns=list(columns) if columns else None)
+    table = read_parquet(path, columns=list(columns) if columns else None)
     return [{**row, **extra} for row in table.to_pylist()]
 
 

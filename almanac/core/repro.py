@@ -336,6 +336,17 @@ def _render_month_lists() -> None:
         print("dvc.yaml: month lists re-rendered from params.yaml months", flush=True)
 
 
+def patch_dvc() -> None:
+    """This process's DVC with the bookkeeping patches above (each skipped where DVC's internals differ):
+    it builds what plain DVC builds. Also the test suite's sample build's (tests/support/patched_dvc.py)."""
+    _memoise_yaml_loads()
+    _direct_param_lookup()
+    _reentrant_rwlock()
+    _validate_once()
+    _lock_edits_without_round_trip()
+    _stages_built_once()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     started = time.perf_counter()
     args = list(sys.argv[1:] if argv is None else argv)
@@ -360,12 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         noop_stamp.stamp_no_ops(
             lambda: bool(tally.considered and not tally.ran), before_ns, noop_recheck.stamp_if_up_to_date
         )
-    _memoise_yaml_loads()
-    _direct_param_lookup()
-    _reentrant_rwlock()
-    _validate_once()
-    _lock_edits_without_round_trip()
-    _stages_built_once()
+    patch_dvc()
     _count_stages(tally)
     status = dvc_main(["repro", "--quiet", *args])
     if status == 0:

@@ -264,12 +264,14 @@ def _best_set(
     if len(usable) < count:
         return [text for _, text in usable]
     gold_counts = [len(content_words(gold) & group) for group in words]
+    # Each candidate's shared-word counts once, not once per set it is in (up to C(14, count) sets).
+    shared = [[len(content_words(text) & group) for group in words] for _, text in usable]
     best: tuple[tuple[int, int, int], list[str]] | None = None
     for chosen in combinations(range(len(usable)), count):
         texts = [usable[i][1] for i in chosen]
         if any(
-            _extreme(gold_count, [len(content_words(t) & group) for t in texts])
-            for gold_count, group in zip(gold_counts, words, strict=True)
+            _extreme(gold_count, [shared[i][which] for i in chosen])
+            for which, gold_count in enumerate(gold_counts)
         ):
             continue
         shorter = sum(len(text) < len(gold) for text in texts)

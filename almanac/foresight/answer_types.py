@@ -7,22 +7,17 @@ OpenForesight kept only specific, non-numeric classes (its Table 4); the allowed
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from almanac.core.lazy import lazy_module
 from almanac.core.months import MONTH_NAMES
+from almanac.core.nlp import load_nlp as load_shared_nlp
 from almanac.core.text import fold
 
 if TYPE_CHECKING:
     from spacy.language import Language
 
-if TYPE_CHECKING:
-    import spacy
-else:
-    spacy = lazy_module("spacy")
 
 ANSWER_CLASSES = (
     "name",
@@ -160,10 +155,10 @@ def normalise_answer_type(raw: str) -> str:
     return f"{kind} ({category})"
 
 
-@functools.cache
 def load_nlp(model: str) -> Language:
-    """The spaCy pipeline, loaded once per process (loading takes about a second)."""
-    return spacy.load(model)
+    """The spaCy pipeline, loaded once per process (loading takes about a second): the same object the
+    offline backend's rules parse with (``almanac.core.nlp``), so a process running both loads it once."""
+    return cast("Language", load_shared_nlp(model))
 
 
 _TYPE_TO_CLASS = {

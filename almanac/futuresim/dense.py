@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from almanac.core.io import write_parquet
+from almanac.core.io import read_parquet, write_parquet
 from almanac.core.rejects import StageLedger
 from almanac.futuresim.dates import day_number
 from almanac.llm import LLMCache, RoleConfig, parse_llm_config, run_embeddings
@@ -78,7 +77,7 @@ def _normalised(matrix: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
 
 @functools.lru_cache(maxsize=2)
 def _load(path: str, _modified: int) -> tuple[list[str], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    table = pq.read_table(path)
+    table = read_parquet(path)
     ids = [str(value) for value in table.column("chunk_id").to_pylist()]
     days = table.column("available_day").to_numpy()
     vectors = np.asarray(table.column("vector").to_pylist(), dtype=np.float32).reshape(len(ids), -1)

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from almanac.core.io import atomic_dir, read_parquet, write_parquet
 from almanac.core.months import month_start
@@ -64,7 +63,7 @@ def read_set(folder: Path) -> list[dict[str, Any]]:
 
 def read_evidence(folder: Path) -> list[dict[str, Any]]:
     path = folder / EVIDENCE_FILE
-    return pq.read_table(path).to_pylist() if path.is_file() else []
+    return read_parquet(path).to_pylist() if path.is_file() else []
 
 
 def write_set(rows: Iterable[Mapping[str, Any]], evidence: pa.Table, folder: Path) -> None:

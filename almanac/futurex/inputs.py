@@ -6,17 +6,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-import pyarrow.parquet as pq
-
 from almanac.core import layout
 from almanac.core.ids import content_id
+from almanac.core.io import read_parquet
 from almanac.foresight.answer_types import declared_answer_class
 
 SPLITS = ("train", "validation", "test")
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    rows: list[dict[str, Any]] = read_parquet(path).to_pylist()
     return rows
 
 

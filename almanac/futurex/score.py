@@ -21,10 +21,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 import almanac.futurex.llm_tasks  # noqa: F401 (registers the judge task)
-from almanac.core.io import write_json
+from almanac.core.io import read_parquet, write_json
 from almanac.core.params import load_params
 from almanac.core.rejects import StageLedger
 from almanac.futurex.config import parse_futurex
@@ -51,7 +49,7 @@ def read_tiers(folder: Path) -> list[dict[str, Any]]:
     missing = [str(path) for path in files if not path.is_file()]
     if missing:
         raise ValueError(f"no tier files {missing}: run `dvc repro futurex_tiers` first")
-    return [row for path in files for row in pq.read_table(path).to_pylist()]
+    return [row for path in files for row in read_parquet(path).to_pylist()]
 
 
 def load_predictions(path: Path) -> dict[str, Any]:

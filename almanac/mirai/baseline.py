@@ -33,6 +33,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from almanac.core.io import read_parquet
 from almanac.mirai.cameo import is_cameo_code, is_relation_code
 
 HISTORY_COLUMNS = ("date", "subject", "relation", "object")
@@ -92,7 +93,7 @@ def read_history(path: str | Path) -> History:
     missing = [name for name in HISTORY_COLUMNS if name not in names]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}")
-    return build_history(pq.read_table(path, columns=list(HISTORY_COLUMNS)).to_pylist())
+    return build_history(read_parquet(path, columns=list(HISTORY_COLUMNS)).to_pylist())
 
 
 def frequency_forecast(

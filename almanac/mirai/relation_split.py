@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from almanac.core.field_roles import Role
+from almanac.core.io import read_parquet
 from almanac.core.lazy import lazy_module
 from almanac.core.months import MONTH_NAMES, parse_month
 from almanac.core.rejects import StageLedger
@@ -117,7 +118,7 @@ def read_quads(path: str | Path) -> pa.Table:
     missing = [name for name in (*QUAD_COLUMNS, "urls") if name not in names]
     if missing:
         raise ValueError(f"{path}: missing columns {missing}")
-    return pq.read_table(path, columns=[*QUAD_COLUMNS, "urls"])
+    return read_parquet(path, columns=[*QUAD_COLUMNS, "urls"])
 
 
 def quads_of_month(quads: pa.Table, month: str) -> pa.Table:
@@ -152,7 +153,7 @@ def read_texts(path: str | Path) -> frozenset[str]:
     """The canonical URLs whose article text survived gdelt_articles' cleaning."""
     if "url" not in pq.read_schema(path).names:
         raise ValueError(f"{path}: missing column url")
-    return frozenset(str(url) for url in pq.read_table(path, columns=["url"]).column("url").to_pylist())
+    return frozenset(str(url) for url in read_parquet(path, columns=["url"]).column("url").to_pylist())
 
 
 def _urls_of(row: Mapping[str, Any]) -> list[str]:

@@ -61,6 +61,30 @@ def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
+# Where an import statement can sit: in a statement list of a statement, a handler or a match case, never
+# inside an expression. _runtime_statements walks only these (an eighth of a module's nodes).
+_STATEMENT_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _runtime_statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """What ``_runtime_nodes`` yields that is a statement (every import it would find), without walking
+    into expressions."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _STATEMENT_HOLDERS))
+
+
+def _names_data_files(source: str) -> bool:
+    """Whether a module's text can hold a form ``data_files`` recognises (each names ``__file__`` or
+    ``resources``): the other modules' expressions need no walk."""
+    return "__file__" in source or "resources" in source
+
+
 def _package_of(module: str, path: Path) -> str:
     return module if path.name == "__init__.py" else module.rpartition(".")[0]
 
@@ -156,10 +180,17 @@ def _edges(name: str, path: Path, root: Path) -> tuple[frozenset[str], frozenset
     """What module ``name`` (file ``path``) imports and the data files it names (repo-relative): walked once
     per file, however many closures hold it."""
     tree = parsed(path)
-    nodes = list(_runtime_nodes(tree))
-    found = data_files(tree, path, root, nodes)
+    if _names_data_files(path.read_text(encoding="utf-8")):
+        nodes = list(_runtime_nodes(tree))
+        found = data_files(tree, path, root, nodes)
+    else:
+        nodes, found = list(_runtime_statements(tree)), set()
     imported = imports(tree, name, path, nodes)
     return frozenset(imported), frozenset(data.relative_to(root).as_posix() for data in found)
+
+
+# Per (module, root), like the closures themselves (cached below): the closures of a run share most modules.
+_known_module_file = cache(module_file)
 
 
 @cache
@@ -174,7 +205,7 @@ def closure(module: str, root: Path = ROOT) -> frozenset[str]:
         if name in seen:
             continue
         seen.add(name)
-        path = module_file(name, root)
+        path = _known_module_file(name, root)
         if path is None:
             continue
         files.add(path.relative_to(root).as_posix())

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from almanac.core.io import read_parquet
 from almanac.core.layout import gdelt_quads, mirai_queries
 from almanac.core.params import parse_section
 from almanac.mirai.baseline import read_history
@@ -87,7 +87,7 @@ def _queries(month: str) -> pa.Table | None:
     path = mirai_queries(month)
     if not path.exists():
         return None
-    table = pq.read_table(path, columns=list(QUERY_COLUMNS))
+    table = read_parquet(path, columns=list(QUERY_COLUMNS))
     return table if table.num_rows else None
 
 

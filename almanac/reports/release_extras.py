@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from almanac.core.field_roles import Role, with_roles
-from almanac.core.io import write_json
+from almanac.core.io import read_parquet, write_json
 from almanac.core.layout import (
     foresight_retrieval_dir,
     futuresim_articles_dir,
@@ -101,7 +100,7 @@ def _futuresim(
     )
     questions = [row for table in tables.values() for row in table.to_pylist()]
     chunk_files = [root / futuresim_chunks(month) for month in scope.months]
-    chunks = [pq.read_table(path) for path in chunk_files if path.is_file()]
+    chunks = [read_parquet(path) for path in chunk_files if path.is_file()]
     extra: dict[TableKey, pa.Table] = {}
     if chunks:
         table = pa.concat_tables(chunks)
@@ -162,7 +161,7 @@ def _split_rank(split: str) -> tuple[int, str]:
 def _retrieval_rows(root: Path) -> list[dict[str, Any]]:
     folder = root / foresight_retrieval_dir()
     paths = sorted(folder.glob("*/*.parquet")) if folder.is_dir() else []
-    return [row for path in paths for row in pq.read_table(path).to_pylist()]
+    return [row for path in paths for row in read_parquet(path).to_pylist()]
 
 
 def question_contexts(

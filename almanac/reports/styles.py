@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from almanac.core.io import read_parquet
 from almanac.core.layout import (
     event_splits_dir,
     foresight_splits_dir,
@@ -213,7 +214,7 @@ def read_parquet_file(
     wanted = list(columns) if columns is not None else None
     on_disk = local_path(path, fs)
     if on_disk is not None:
-        return pq.read_table(on_disk, columns=wanted)
+        return read_parquet(on_disk, columns=wanted)
     with fs.open(path, "rb") as handle:
         return pq.ParquetFile(handle).read(columns=wanted, use_threads=False)
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.project import BIN, ROOT, env, make_project
+from tests.support.project import ROOT, env, make_project
 
 FIXTURE = "sample_build"
 POLL_SECONDS = 1.0
@@ -199,18 +199,22 @@ def build(root: Path) -> int:
     except Exception as error:  # the plan is a speed hint: the plain `dvc repro` below builds it all anyway
         print(f"sample build: no parallel plan ({error!r}); one `dvc repro`", flush=True)
         phases = []
-    command = [str(BIN / "dvc"), "--wait-for-lock", "repro", "--single-item"]
+    # DVC with make repro's bookkeeping patches (tests/support/patched_dvc.py): the same outputs and dvc.lock
+    # as plain `dvc`, ~1 s of CPU less per stage.
+    dvc = [sys.executable, "-m", "tests.support.patched_dvc"]
+    dvc_env = {**env(), "PYTHONPATH": str(ROOT)}
+    command = [*dvc, "--wait-for-lock", "repro", "--single-item"]
     if phases:
-        subprocess.run([*command, CODE_HASHES], cwd=project, env=env(), check=False)
+        subprocess.run([*command, CODE_HASHES], cwd=project, env=dvc_env, check=False)
     for number, sets in enumerate(phases, start=1):
         running = [
-            (names, subprocess.Popen([*command, *names], cwd=project, env=env())) for names in sets if names
+            (names, subprocess.Popen([*command, *names], cwd=project, env=dvc_env)) for names in sets if names
         ]
         for names, process in running:
             if process.wait() != 0:
                 print(f"sample build: phase {number} failed in {names}; the last repro goes on", flush=True)
         print(f"sample build: phase {number} done after {time.monotonic() - started:.0f} s", flush=True)
-    done = subprocess.run([str(BIN / "dvc"), "repro"], cwd=project, env=env(), check=False)
+    done = subprocess.run([*dvc, "repro"], cwd=project, env=dvc_env, check=False)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(
         f"sample build: dvc repro exited {done.returncode} after {time.monotonic() - started:.0f} s"
