@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             in_params = args.command in ("report", "publish")
             checked_month(args.month, load_params(args.params) if in_params else None)
         if args.command in TABLE_COMMANDS:
-            from almanac.dedup.without_pandas import pyarrow_without_pandas
+            from almanac.core.without_pandas import pyarrow_without_pandas
 
             pyarrow_without_pandas()  # no command uses pandas; pyarrow would import it (~0.5 s of CPU)
         code: int = args.run(args)
