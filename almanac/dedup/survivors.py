@@ -19,6 +19,7 @@ from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
 from almanac.dedup.banding import BandColumns, Pairs, as_columns, candidate_pairs
 from almanac.dedup.cluster import resolve_ordered
+from almanac.dedup.held_meta import id_strings, strings
 from almanac.dedup.signature_store import source_column
 from almanac.dedup.verify import TextSource, VerifySettings, verify_pairs
 
@@ -64,7 +65,7 @@ def clustered_rows(
             out_of_scope,
             ledger.stage,
             "publish_month_out_of_scope",
-            pc.binary_join_element_wise("published in ", out_of_scope.column("month"), ""),
+            pc.binary_join_element_wise("published in ", strings(out_of_scope.column("month")), ""),
             None,
         )
     )
@@ -108,7 +109,7 @@ def decide(
         ids = meta.column("id")
         for start in range(0, len(index), _PIECE):  # in pieces: one piece's reject rows at a time
             stop = start + _PIECE
-            neighbours = ids.take(pa.array(rows[nodes[found.neighbour[start:stop]]]))
+            neighbours = id_strings(ids.take(pa.array(rows[nodes[found.neighbour[start:stop]]])))
             details = pa.array(
                 [
                     f"jaccard={score:.3f} with {neighbour}"
@@ -202,11 +203,11 @@ def _rejects(
         detail = pa.array([detail] * count, pa.string())
     return pa.table(
         {
-            "id": rows.column("id"),
+            "id": id_strings(rows.column("id")),
             "stage": pa.array([stage] * count, pa.string()),
             "reason": pa.array([reason] * count, pa.string()),
             "detail": detail,
             "source": source_column(rows),
-            "related_id": related if related is not None else pa.nulls(count, pa.string()),
+            "related_id": id_strings(related) if related is not None else pa.nulls(count, pa.string()),
         }
     )
