@@ -183,22 +183,30 @@ def stored(table: pa.Table) -> pa.Table:
     columns = [
         id_strings(table.column("id")),
         strings(table.column("month")),
-        table.column("publish_date"),
+        _owned(table.column("publish_date")),
         table.column("ingest_file"),
-        table.column("ingest_row").cast(pa.int64()),
+        _owned(table.column("ingest_row").cast(pa.int64())),
         table.column("source_head"),
-        pa.chunked_array([_own(chunk) for chunk in table.column("source_tail").chunks], pa.string()),
+        _owned(table.column("source_tail")),
     ]
     return pa.table(columns, schema=STORED_SCHEMA)
 
 
+def _owned(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Each chunk with buffers of its own rows only: the IPC writer writes a slice's buffers from its
+    parent's first byte and may write them to its parent's end, so a crawl month's metadata file would
+    depend on the rows around it in the held table."""
+    return pa.chunked_array([_own(chunk) for chunk in column.chunks], column.type)
+
+
 def _own(chunk: pa.Array) -> pa.Array:
-    """A string array sliced out of a longer one as an array of its own bytes: the IPC writer writes a
-    slice's values buffer from its parent's first byte and may write it to its parent's end, so a
-    month's file would depend on the rows around it."""
     if chunk.null_count:
         return chunk
     count = len(chunk)
+    if not pa.types.is_string(chunk.type):  # fixed width: dates, rows
+        width = chunk.type.bit_width // 8
+        data = chunk.buffers()[1].slice(chunk.offset * width, count * width)
+        return pa.Array.from_buffers(chunk.type, count, [None, data])
     offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=chunk.offset + count + 1)[
         chunk.offset :
     ]
