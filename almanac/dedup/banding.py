@@ -20,7 +20,7 @@ import os
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -115,62 +115,91 @@ def _band_pair_keys(
 ) -> npt.NDArray[np.int64]:
     """Keys ``i * len(column) + j`` (i < j) of every pair of rows in one run of equal hashes of the band.
 
-    Every pair of every run at once, without a loop over runs: the row at sorted position ``p`` of a run
-    ending at ``end`` pairs with positions ``p+1 .. end-1``, so it is repeated ``end - p - 1`` times and the
-    partner offsets are a ramp restarting at each repeated row. ``repeated`` is the band's repeated
-    values when the caller found them already (:func:`_repeated_values`)."""
+    Only rows whose hash repeats can pair (:func:`_repeated_rows`); they are sorted by hash (stable, so a
+    run's rows stay ascending). Most runs are two rows (a planted pair), one key each at once; the few
+    longer runs make every pair at once without a loop over runs (:func:`_run_pair_keys`). Row numbers
+    are int32 when the column allows, and each array is dropped as soon as the next is made: banding
+    runs on several threads, each holding this for one band. ``repeated`` is the band's repeated values
+    when the caller found them already (:func:`_repeated_values`)."""
     count = len(column)
     chosen = _repeated_rows(column, repeated)
-    chosen = chosen[(column[chosen] >= np.uint64(low)) & (column[chosen] <= np.uint64(high - 1))]
+    if low > 0 or high < _HASH_SPACE:
+        picked = column[chosen]
+        chosen = chosen[(picked >= np.uint64(low)) & (picked <= np.uint64(high - 1))]
+        del picked
     chosen = chosen[~excluded[chosen]]
     if len(chosen) < 2:
         return np.zeros(0, dtype=np.int64)
-    order = np.argsort(column[chosen], kind="stable")  # stable: rows of a run stay in index order
-    members = chosen[order].astype(np.int64)
-    values = column[members]
-    new_run = np.concatenate(([True], values[1:] != values[:-1]))
-    starts = np.flatnonzero(new_run)
-    ends = np.append(starts[1:], len(values))
-    run_end = np.repeat(ends, ends - starts)
-    partners = run_end - np.arange(len(values)) - 1
+    values = column[chosen]
+    order = np.argsort(values, kind="stable")  # stable: rows of a run stay in index order
+    values = values[order]
+    members = chosen[order]
+    del chosen, order
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    del values
+    sizes = np.diff(starts, append=len(members))
+    two = starts[sizes == 2]
+    keys = [members[two].astype(np.int64) * count + members[two + 1]]
+    del two
+    longer = sizes > 2
+    if np.any(longer):
+        keys.append(_run_pair_keys(members, starts[longer], sizes[longer], count))
+    found: npt.NDArray[np.int64] = np.concatenate(keys) if len(keys) > 1 else keys[0]
+    return found
+
+
+def _run_pair_keys(
+    members: npt.NDArray[np.integer[Any]],
+    starts: npt.NDArray[np.int64],
+    sizes: npt.NDArray[np.int64],
+    count: int,
+) -> npt.NDArray[np.int64]:
+    """Keys of every pair within runs ``members[start : start + size]`` (each ascending): the row at
+    position ``p`` of a run ending at ``end`` pairs with positions ``p+1 .. end-1``, so it is repeated
+    ``end - p - 1`` times and the partner offsets are a ramp restarting at each repeated row."""
+    total = int(sizes.sum())
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    positions = np.repeat(starts, sizes) + offsets
+    partners = np.repeat(sizes, sizes) - offsets - 1
     left = np.flatnonzero(partners)
-    if not len(left):
-        return np.zeros(0, dtype=np.int64)
     repeats = partners[left]
-    total = int(repeats.sum())
     first = np.repeat(np.cumsum(repeats) - repeats, repeats)
     lefts = np.repeat(left, repeats)
-    rights = lefts + 1 + (np.arange(total, dtype=np.int64) - first)
-    keys: npt.NDArray[np.int64] = members[lefts] * count + members[rights]
+    rights = lefts + 1 + (np.arange(int(repeats.sum()), dtype=np.int64) - first)
+    keys: npt.NDArray[np.int64] = (
+        members[positions[lefts]].astype(np.int64) * count + members[positions[rights]]
+    )
     return keys
 
 
 def _repeated_values(ordered: U64) -> U64:
     """The values that occur more than once in a sorted band column, ascending, each once."""
     same = ordered[1:] == ordered[:-1]
-    repeated: U64 = np.unique(ordered[1:][same])
-    return repeated
+    repeated: U64 = ordered[1:][same]  # ascending already: only adjacent equal values to drop
+    return repeated[np.concatenate(([True], repeated[1:] != repeated[:-1]))] if len(repeated) else repeated
 
 
-def _repeated_rows(column: U64, repeated: U64 | None = None) -> npt.NDArray[np.int64]:
+def _repeated_rows(column: U64, repeated: U64 | None = None) -> npt.NDArray[np.integer[Any]]:
     """Rows (ascending) whose hash occurs more than once in the band: the only rows a pair can hold.
 
     Almost every hash of a band is unique, so this is a small subset; finding it needs one sort of the
     values (no argsort, no int64 index per row), which keeps banding at ~2 copies of one band column
     (16 bytes per document) instead of ~8 arrays of 8 bytes per document; one copy when the caller
-    sorted a column of its own in place and passes its ``repeated`` values."""
+    sorted a column of its own in place and passes its ``repeated`` values. Rows are int32 when the
+    column has fewer than 2^31 rows."""
+    index = np.int32 if len(column) < 2**31 else np.int64
     if len(column) < 2:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=index)
     if repeated is None:
         repeated = _repeated_values(np.sort(column))
     if not len(repeated):
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=index)
     found = []
     for start in range(0, len(column), _PIECE):  # in pieces: no index array as long as the column
         piece = column[start : start + _PIECE]
         slots = np.searchsorted(repeated, piece)
         slots[slots == len(repeated)] = 0
-        found.append(np.flatnonzero(repeated[slots] == piece).astype(np.int64) + start)
+        found.append(np.flatnonzero(repeated[slots] == piece).astype(index) + index(start))
     return np.concatenate(found)
 
 
