@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
+from almanac.dedup.allocator import release_free_memory
 from almanac.dedup.banding import BandColumns, Pairs, as_columns, candidate_pairs
 from almanac.dedup.cluster import resolve_ordered
 from almanac.dedup.held_meta import id_strings, strings
@@ -48,7 +49,10 @@ def select_survivors(
     rows, in_scope = clustered_rows(meta, months, ledger)
     pairs = _candidates(hashes, empty, rows, settings, ray_config)
     verified = verify_pairs(pairs, lambda documents: texts(rows[documents]), settings.verify)
-    return decide(meta, rows, verified, len(pairs), in_scope, ledger)
+    candidates = len(pairs)
+    del pairs
+    release_free_memory()  # verification's text batches and sets, before clustering's arrays
+    return decide(meta, rows, verified, candidates, in_scope, ledger)
 
 
 def clustered_rows(
@@ -100,8 +104,11 @@ def decide(
     # ``rows`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
     # key: clusters are resolved over the documents of verified pairs only, keyed by their index.
     nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
-    local = np.searchsorted(nodes, verified[:, :2].astype(np.int64)).reshape(-1, 2)
+    local = np.empty((len(verified), 2), dtype=np.int32 if len(nodes) < 2**31 else np.int64)
+    for side in range(2):  # one column at a time: no int64 copy of both
+        local[:, side] = np.searchsorted(nodes, verified[:, side].astype(np.int64))
     found = resolve_ordered(len(nodes), local[:, 0], local[:, 1], verified[:, 2].astype(np.float64))
+    del local
     drop = np.zeros(len(rows), dtype=bool)
     if len(found.index):
         index = nodes[found.index]
