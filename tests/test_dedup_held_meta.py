@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pytest
 
 from almanac.dedup.band_index import load_meta, meta_path, write_meta
-from almanac.dedup.banding import _band_pair_keys, _Buckets
+from almanac.dedup.banding import _band_pair_keys, _Buckets, _merged
 from almanac.dedup.corpus_io import Locations
 from almanac.dedup.held_meta import STORED_SCHEMA, held, id_strings, pack_ids, stored
 
@@ -102,3 +102,13 @@ def test_locations_give_files_in_path_order_and_rows_ascending() -> None:
         for file, positions, ords in locations.by_file(np.array([2, 1, 0]))
     ]
     assert found == [("a.parquet", [0], [1]), ("b.parquet", [7, 8], [2, 0])]
+
+
+def test_merged_keys_are_the_union() -> None:
+    rng = np.random.default_rng(8)
+    merged = np.zeros(0, dtype=np.int64)
+    expected = np.zeros(0, dtype=np.int64)
+    for _ in range(30):
+        keys = rng.integers(0, 500, int(rng.integers(0, 60))).astype(np.int64)
+        merged, expected = _merged(merged, keys), np.union1d(expected, keys)
+        assert merged.tolist() == expected.tolist()

@@ -310,6 +310,17 @@ def _run_shard(task: _ShardTask) -> Pairs:
     return shard_pairs(task.hashes, task.excluded, 0, _HASH_SPACE)
 
 
+def _merged(merged: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``np.union1d(merged, keys)`` for an ascending, unique ``merged``: only the keys it lacks are
+    inserted (one copy of ``merged``, no sort of it: most of a band's pairs were found by earlier bands)."""
+    keys = np.unique(keys)
+    at = np.searchsorted(merged, keys)
+    lacking = at == len(merged)
+    lacking[~lacking] = merged[at[~lacking]] != keys[~lacking]
+    found: npt.NDArray[np.int64] = np.insert(merged, at[lacking], keys[lacking])
+    return found
+
+
 def band_groups(bands: int, shards: int) -> list[npt.NDArray[np.intp]]:
     """The bands of each shard: ``shards`` (at most ``bands``) interleaved, near-equal groups."""
     return [np.arange(first, bands, shards) for first in range(min(shards, bands))]
@@ -360,9 +371,7 @@ def candidate_pairs(
                 while band < bands and len(running) <= threads:  # one more than the threads: none idles
                     running.append(pool.submit(_stored_band_keys, columns, band, excluded))
                     band += 1
-                keys = running.popleft().result()
-                merged = np.union1d(merged, keys)
-                del keys
+                merged = _merged(merged, running.popleft().result())
                 release_free_memory()  # each band's freed sort and merge buffers, not 28 bands' worth
         pairs = pairs_from_keys([merged], count)
         del merged
