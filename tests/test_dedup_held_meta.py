@@ -74,16 +74,16 @@ def test_stored_gives_back_the_file_layout_with_buffers_of_its_own_rows(tmp_path
     assert load_meta(tmp_path / "sliced", "m").equals(held(original.slice(first, 2)))
 
 
-def test_buckets_find_exactly_the_repeated_values() -> None:
+def test_buckets_find_exactly_the_repeated_values_and_their_positions() -> None:
     rng = np.random.default_rng(3)
     values = np.unique(rng.integers(0, 2**64 - 1, 5000, dtype=np.uint64))
     queries = np.concatenate([values[::3], rng.integers(0, 2**64 - 1, 5000, dtype=np.uint64)])
-    expected = np.isin(queries, values)
-    assert np.array_equal(_Buckets(values).contains(queries), expected)
+    expected = np.where(np.isin(queries, values), np.searchsorted(values, queries), -1)
+    assert np.array_equal(_Buckets(values).find(queries), expected)
     # small, unspread values all share bucket 0: the binary search takes over, same answer
     crowded = np.arange(0, 400, 2, dtype=np.uint64)
     asked = np.arange(0, 400, dtype=np.uint64)
-    assert np.array_equal(_Buckets(crowded).contains(asked), asked % 2 == 0)
+    assert _Buckets(crowded).find(asked).tolist() == [n // 2 if n % 2 == 0 else -1 for n in range(400)]
 
 
 def test_a_run_of_three_gives_its_three_pairs() -> None:

@@ -19,6 +19,7 @@ import itertools
 import os
 import tempfile
 from collections import deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -116,28 +117,54 @@ def _band_pair_keys(
 ) -> npt.NDArray[np.int64]:
     """Keys ``i * len(column) + j`` (i < j) of every pair of rows in one run of equal hashes of the band.
 
-    Only rows whose hash repeats can pair (:func:`_repeated_rows`); they are sorted by hash (stable, so a
-    run's rows stay ascending). Most runs are two rows (a planted pair), one key each at once; the few
-    longer runs make every pair at once without a loop over runs (:func:`_run_pair_keys`). Row numbers
-    are int32 when the column allows, and each array is dropped as soon as the next is made: banding
-    runs on several threads, each holding this for one band. ``repeated`` is the band's repeated values
-    when the caller found them already (:func:`_repeated_values`)."""
-    count = len(column)
-    chosen = _repeated_rows(column, repeated)
+    Only rows whose hash repeats can pair (:func:`_repeated_rows`). ``repeated`` is the band's repeated
+    values when the caller found them already (:func:`_repeated_values`)."""
+    if repeated is None:
+        repeated = _repeated_values(np.sort(column)) if len(column) >= 2 else np.zeros(0, dtype=np.uint64)
+    pieces = ((start, column[start : start + _PIECE]) for start in range(0, len(column), _PIECE))
+    chosen, slots = _repeated_rows(pieces, len(column), repeated)
+    return _pair_keys(chosen, slots, repeated, excluded, low, high)
+
+
+def _pair_keys(
+    chosen: npt.NDArray[np.integer[Any]],
+    slots: npt.NDArray[np.int64],
+    repeated: U64,
+    excluded: npt.NDArray[np.bool_],
+    low: int,
+    high: int,
+) -> npt.NDArray[np.int64]:
+    """The pair keys of rows ``chosen`` (ascending) whose hashes are ``repeated[slots]``.
+
+    Rows are put in (hash, row) order by sorting one uint64 per row, its slot (the hash's rank among
+    the repeated ones) in the high half and its row in the low half: no argsort and no copy of the
+    hashes. Most runs are two rows (a planted pair), one key each at once; the few longer runs make
+    every pair at once without a loop over runs (:func:`_run_pair_keys`). Banding runs on several
+    threads, each holding this for one band, so each array is dropped as soon as the next is made."""
+    count = len(excluded)
     if low > 0 or high < _HASH_SPACE:
-        picked = column[chosen]
-        chosen = chosen[(picked >= np.uint64(low)) & (picked <= np.uint64(high - 1))]
+        picked = repeated[slots]
+        keep = (picked >= np.uint64(low)) & (picked <= np.uint64(high - 1))
+        chosen, slots = chosen[keep], slots[keep]
         del picked
-    chosen = chosen[~excluded[chosen]]
+    keep = ~excluded[chosen]
+    chosen, slots = chosen[keep], slots[keep]
+    del keep
     if len(chosen) < 2:
         return np.zeros(0, dtype=np.int64)
-    values = column[chosen]
-    order = np.argsort(values, kind="stable")  # stable: rows of a run stay in index order
-    values = values[order]
-    members = chosen[order]
-    del chosen, order
-    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-    del values
+    if count < 2**32 and len(repeated) < 2**32:
+        packed = (slots.astype(np.uint64) << np.uint64(32)) | chosen.astype(np.uint64)
+        del chosen, slots
+        packed.sort()
+        ranks = (packed >> np.uint64(32)).astype(np.uint32)
+        members = (packed & np.uint64(0xFFFFFFFF)).astype(np.int32 if count < 2**31 else np.int64)
+        del packed
+    else:
+        order = np.argsort(slots, kind="stable")  # stable: rows of a run stay in index order
+        members, ranks = chosen[order], slots[order]
+        del chosen, slots, order
+    starts = np.flatnonzero(np.concatenate(([True], ranks[1:] != ranks[:-1])))
+    del ranks
     sizes = np.diff(starts, append=len(members))
     two = starts[sizes == 2]
     keys = [members[two].astype(np.int64) * count + members[two + 1]]
@@ -180,27 +207,23 @@ def _repeated_values(ordered: U64) -> U64:
     return repeated[np.concatenate(([True], repeated[1:] != repeated[:-1]))] if len(repeated) else repeated
 
 
-def _repeated_rows(column: U64, repeated: U64 | None = None) -> npt.NDArray[np.integer[Any]]:
-    """Rows (ascending) whose hash occurs more than once in the band: the only rows a pair can hold.
-
-    Almost every hash of a band is unique, so this is a small subset; finding it needs one sort of the
-    values (no argsort, no int64 index per row), which keeps banding at ~2 copies of one band column
-    (16 bytes per document) instead of ~8 arrays of 8 bytes per document; one copy when the caller
-    sorted a column of its own in place and passes its ``repeated`` values. Rows are int32 when the
-    column has fewer than 2^31 rows."""
-    index = np.int32 if len(column) < 2**31 else np.int64
-    if len(column) < 2:
-        return np.zeros(0, dtype=index)
-    if repeated is None:
-        repeated = _repeated_values(np.sort(column))
-    if not len(repeated):
-        return np.zeros(0, dtype=index)
-    slots = _Buckets(repeated)
-    found = []
-    for start in range(0, len(column), _PIECE):  # in pieces: no index array as long as the column
-        piece = column[start : start + _PIECE]
-        found.append(np.flatnonzero(slots.contains(piece)).astype(index) + index(start))
-    return np.concatenate(found)
+def _repeated_rows(
+    pieces: Iterable[tuple[int, U64]], count: int, repeated: U64
+) -> tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.int64]]:
+    """Rows (ascending) whose hash occurs more than once in the band, the only rows a pair can hold, and
+    each one's slot (position of its hash in ``repeated``), from the band column's ``(first row, values)``
+    pieces: the column itself need not be in memory. Rows are int32 when the band has < 2^31 rows."""
+    index = np.int32 if count < 2**31 else np.int64
+    if count < 2 or not len(repeated):
+        return np.zeros(0, dtype=index), np.zeros(0, dtype=np.int64)
+    buckets = _Buckets(repeated)
+    rows, slots = [], []
+    for start, piece in pieces:
+        found = buckets.find(piece)
+        hit = np.flatnonzero(found >= 0)
+        rows.append(hit.astype(index) + index(start))
+        slots.append(found[hit])
+    return np.concatenate(rows), np.concatenate(slots)
 
 
 class _Buckets:
@@ -218,22 +241,23 @@ class _Buckets:
         self.start = np.searchsorted(values >> self.shift, edges).astype(np.int64)
         self.deepest = int(np.max(np.diff(self.start)))
 
-    def contains(self, queries: U64) -> npt.NDArray[np.bool_]:
+    def find(self, queries: U64) -> npt.NDArray[np.int64]:
+        """Each query's position in the values, or -1."""
         values = self.values
         if self.deepest > _DEEPEST:
             slots = np.searchsorted(values, queries)
             slots[slots == len(values)] = 0
-            found: npt.NDArray[np.bool_] = values[slots] == queries
+            found: npt.NDArray[np.int64] = np.where(values[slots] == queries, slots, -1)
             return found
         slot = (queries >> self.shift).astype(np.int64)
         at, end = self.start[slot], self.start[slot + 1]
         del slot
-        found = np.zeros(len(queries), dtype=bool)
+        found = np.full(len(queries), -1, dtype=np.int64)
         live = np.flatnonzero(end > at)
         at, end = at[live], end[live]
         while len(live):  # at most ``deepest`` rounds, each over the queries still unresolved
             equal = values[at] == queries[live]
-            found[live[equal]] = True
+            found[live[equal]] = at[equal]
             at += 1
             going = ~equal & (at < end)
             live, at, end = live[going], at[going], end[going]
@@ -292,6 +316,15 @@ class BandFile:
             raise OSError(f"band file: read {done} of {len(raw)} bytes of band {band}")
         return np.frombuffer(raw, dtype="<u8").view(np.uint64)
 
+    def pieces(self, band: int, size: int) -> Iterator[tuple[int, U64]]:
+        """One band's column ``size`` rows at a time, as ``(first row, values)``."""
+        for start in range(0, self.shape[0], size):
+            stop = min(start + size, self.shape[0])
+            raw = os.pread(self._file.fileno(), (stop - start) * 8, (band * self.shape[0] + start) * 8)
+            if len(raw) != (stop - start) * 8:
+                raise OSError(f"band file: short read of band {band} at row {start}")
+            yield start, np.frombuffer(raw, dtype="<u8").view(np.uint64)
+
     def close(self) -> None:
         self._file.close()
 
@@ -329,16 +362,20 @@ def band_groups(bands: int, shards: int) -> list[npt.NDArray[np.intp]]:
 def _stored_band_keys(
     columns: BandColumns, band: int, excluded: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.int64]:
-    """:func:`_band_pair_keys` of one band. From a :class:`BandFile` the column is read twice, sorted in
-    place the first time: one column's copy in memory per banding thread at any time, not two (8 bytes
-    per document each; re-reading 8 bytes per document from the page cache costs far less)."""
-    repeated = None
-    if isinstance(columns, BandFile) and columns.shape[0] >= 2:
-        ordered = columns.column(band)  # a fresh buffer of its own
-        ordered.sort()
-        repeated = _repeated_values(ordered)
-        del ordered
-    return _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE, repeated)
+    """:func:`_band_pair_keys` of one band. From a :class:`BandFile` the column is read twice: whole,
+    sorted in place to find its repeated values, then dropped; then in pieces to find the rows holding
+    them. One column's copy in memory per banding thread, and only while its values are sorted (re-reading
+    8 bytes per document from the page cache costs far less than holding them)."""
+    if not isinstance(columns, BandFile):
+        return _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE)
+    if columns.shape[0] < 2:
+        return np.zeros(0, dtype=np.int64)
+    ordered = columns.column(band)  # a fresh buffer of its own
+    ordered.sort()
+    repeated = _repeated_values(ordered)
+    del ordered
+    chosen, slots = _repeated_rows(columns.pieces(band, _PIECE), columns.shape[0], repeated)
+    return _pair_keys(chosen, slots, repeated, excluded, 0, _HASH_SPACE)
 
 
 def candidate_pairs(
