@@ -156,8 +156,10 @@ def _pair_keys(
         packed = (slots.astype(np.uint64) << np.uint64(32)) | chosen.astype(np.uint64)
         del chosen, slots
         packed.sort()
-        ranks = (packed >> np.uint64(32)).astype(np.uint32)
-        members = (packed & np.uint64(0xFFFFFFFF)).astype(np.int32 if count < 2**31 else np.int64)
+        ranks: npt.NDArray[np.integer[Any]] = (packed >> np.uint64(32)).astype(np.uint32)
+        members: npt.NDArray[np.integer[Any]] = (packed & np.uint64(0xFFFFFFFF)).astype(
+            np.int32 if count < 2**31 else np.int64
+        )
         del packed
     else:
         order = np.argsort(slots, kind="stable")  # stable: rows of a run stay in index order
@@ -217,11 +219,12 @@ def _repeated_rows(
     if count < 2 or not len(repeated):
         return np.zeros(0, dtype=index), np.zeros(0, dtype=np.int64)
     buckets = _Buckets(repeated)
-    rows, slots = [], []
+    rows: list[npt.NDArray[np.integer[Any]]] = []
+    slots: list[npt.NDArray[np.int64]] = []
     for start, piece in pieces:
         found = buckets.find(piece)
         hit = np.flatnonzero(found >= 0)
-        rows.append(hit.astype(index) + index(start))
+        rows.append((hit + start).astype(index))
         slots.append(found[hit])
     return np.concatenate(rows), np.concatenate(slots)
 

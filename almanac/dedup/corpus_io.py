@@ -73,7 +73,7 @@ class Locations:
 
 def _numpy(chunks: list[pa.Array], dtype: type[np.integer[Any]]) -> npt.NDArray[Any]:
     """One numpy array of integer chunks (a view of the only chunk's buffer when there is one)."""
-    parts = [chunk.to_numpy(zero_copy_only=False) for chunk in chunks]
+    parts: list[npt.NDArray[Any]] = [np.asarray(chunk.to_numpy(zero_copy_only=False)) for chunk in chunks]
     if len(parts) == 1:
         return parts[0]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
@@ -168,7 +168,7 @@ def write_parts(
             del done
 
 
-def _runs(batch: pa.RecordBatch, rows: npt.NDArray[np.int64]) -> list[pa.RecordBatch]:
+def _runs(batch: pa.RecordBatch, rows: npt.NDArray[np.integer[Any]]) -> list[pa.RecordBatch]:
     """``rows`` (ascending) of ``batch`` as zero-copy slices, one per run of consecutive rows: most rows
     are kept, so this is a few slices, and ``flush``'s ``combine_chunks`` is the only copy (a ``take``
     here was a second one, ~0.5 CPU s at 100k articles)."""

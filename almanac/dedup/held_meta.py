@@ -60,8 +60,8 @@ def pack_ids(ids: pa.Array) -> npt.NDArray[np.uint8] | None:
     nibbles = _NIBBLE[chars].reshape(count, 2 * ID_BYTES)
     if np.any(nibbles == 255):
         return None
-    packed: npt.NDArray[np.uint8] = (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
-    return packed
+    packed = (nibbles[:, 0::2] << 4) | nibbles[:, 1::2]
+    return np.asarray(packed, dtype=np.uint8)
 
 
 def _id_array(raw: npt.NDArray[np.uint8]) -> pa.Array:
@@ -82,7 +82,7 @@ def id_strings(ids: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
     chunks = ids.chunks if isinstance(ids, pa.ChunkedArray) else [ids]
     if not pa.types.is_fixed_size_binary(ids.type):
         return pa.chunked_array(chunks, ids.type)
-    out = []
+    out: list[pa.Array] = []
     for chunk in chunks:
         raw = np.frombuffer(chunk.buffers()[1], dtype=np.uint8, count=(chunk.offset + len(chunk)) * ID_BYTES)
         raw = raw[chunk.offset * ID_BYTES :].reshape(len(chunk), ID_BYTES)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -254,7 +255,7 @@ def stream_batches(path: Path, columns: list[str] | None, batch_rows: int) -> It
 
 
 def stream_groups(
-    path: Path, columns: list[str], batch_rows: int, positions: npt.NDArray[np.int64]
+    path: Path, columns: list[str], batch_rows: int, positions: npt.NDArray[np.integer[Any]]
 ) -> Iterator[tuple[int, pa.RecordBatch]]:
     """``(first row, batch)`` of only the row groups holding one of ``positions`` (rows of the file):
     an incremental dedup reads a few old texts, not the whole text column of every file holding one."""
