@@ -13,8 +13,9 @@ import pyarrow.compute as pc
 import pytest
 
 from almanac.dedup.band_index import load_meta, meta_path, write_meta
-from almanac.dedup.banding import _band_pair_keys, _Buckets, _merged
+from almanac.dedup.banding import _band_pair_keys, _merged
 from almanac.dedup.corpus_io import Locations
+from almanac.dedup.hash_buckets import Buckets
 from almanac.dedup.held_meta import STORED_SCHEMA, held, id_strings, pack_ids, stored
 
 HEX_A = "00ff10" + "a" * 26
@@ -79,11 +80,11 @@ def test_buckets_find_exactly_the_repeated_values_and_their_positions() -> None:
     values = np.unique(rng.integers(0, 2**64 - 1, 5000, dtype=np.uint64))
     queries = np.concatenate([values[::3], rng.integers(0, 2**64 - 1, 5000, dtype=np.uint64)])
     expected = np.where(np.isin(queries, values), np.searchsorted(values, queries), -1)
-    assert np.array_equal(_Buckets(values).find(queries), expected)
+    assert np.array_equal(Buckets(values).find(queries), expected)
     # small, unspread values all share bucket 0: the binary search takes over, same answer
     crowded = np.arange(0, 400, 2, dtype=np.uint64)
     asked = np.arange(0, 400, dtype=np.uint64)
-    assert _Buckets(crowded).find(asked).tolist() == [n // 2 if n % 2 == 0 else -1 for n in range(400)]
+    assert Buckets(crowded).find(asked).tolist() == [n // 2 if n % 2 == 0 else -1 for n in range(400)]
 
 
 def test_a_run_of_three_gives_its_three_pairs() -> None:
