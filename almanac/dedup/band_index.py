@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from almanac.core.io import atomic_path
 from almanac.dedup.banding import BandColumns
+from almanac.dedup.held_meta import held, stored
 
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
@@ -48,7 +49,9 @@ def write_metas(folder: Path, months: list[MonthSlice], meta: pa.Table) -> None:
 
 def write_meta(folder: Path, crawl: str, meta: pa.Table) -> None:
     """One crawl month's metadata rows, as one record batch whose dictionaries are the month's own (a
-    function of the rows alone: a full rebuild and an incremental run write the same bytes)."""
+    function of the rows alone: a full rebuild and an incremental run write the same bytes), in the
+    file layout (``held_meta.STORED_SCHEMA``), whatever narrower types the stage holds them in."""
+    meta = stored(meta)
     columns = []
     for field, column in zip(meta.schema, meta.columns, strict=True):
         if pa.types.is_dictionary(field.type):
@@ -60,8 +63,9 @@ def write_meta(folder: Path, crawl: str, meta: pa.Table) -> None:
 
 
 def load_meta(folder: Path, crawl: str) -> pa.Table:
+    """A crawl month's metadata rows, as dedup holds them (almanac.dedup.held_meta)."""
     with pa.memory_map(str(meta_path(folder, crawl))) as source:
-        return pa.ipc.open_file(source).read_all()
+        return held(pa.ipc.open_file(source).read_all())
 
 
 @dataclass(frozen=True)

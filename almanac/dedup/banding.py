@@ -18,15 +18,18 @@ import hashlib
 import itertools
 import os
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from almanac.core.parallel import RayConfig, parallel_map
 from almanac.dedup.allocator import release_free_memory
+from almanac.dedup.hash_buckets import Buckets
 from almanac.dedup.minhash import mix64
 
 U64 = npt.NDArray[np.uint64]
@@ -115,63 +118,116 @@ def _band_pair_keys(
 ) -> npt.NDArray[np.int64]:
     """Keys ``i * len(column) + j`` (i < j) of every pair of rows in one run of equal hashes of the band.
 
-    Every pair of every run at once, without a loop over runs: the row at sorted position ``p`` of a run
-    ending at ``end`` pairs with positions ``p+1 .. end-1``, so it is repeated ``end - p - 1`` times and the
-    partner offsets are a ramp restarting at each repeated row. ``repeated`` is the band's repeated
+    Only rows whose hash repeats can pair (:func:`_repeated_rows`). ``repeated`` is the band's repeated
     values when the caller found them already (:func:`_repeated_values`)."""
-    count = len(column)
-    chosen = _repeated_rows(column, repeated)
-    chosen = chosen[(column[chosen] >= np.uint64(low)) & (column[chosen] <= np.uint64(high - 1))]
-    chosen = chosen[~excluded[chosen]]
+    if repeated is None:
+        repeated = _repeated_values(np.sort(column)) if len(column) >= 2 else np.zeros(0, dtype=np.uint64)
+    pieces = ((start, column[start : start + _PIECE]) for start in range(0, len(column), _PIECE))
+    chosen, slots = _repeated_rows(pieces, len(column), repeated)
+    return _pair_keys(chosen, slots, repeated, excluded, low, high)
+
+
+def _pair_keys(
+    chosen: npt.NDArray[np.integer[Any]],
+    slots: npt.NDArray[np.int64],
+    repeated: U64,
+    excluded: npt.NDArray[np.bool_],
+    low: int,
+    high: int,
+) -> npt.NDArray[np.int64]:
+    """The pair keys of rows ``chosen`` (ascending) whose hashes are ``repeated[slots]``.
+
+    Rows are put in (hash, row) order by sorting one uint64 per row, its slot (the hash's rank among
+    the repeated ones) in the high half and its row in the low half: no argsort and no copy of the
+    hashes. Most runs are two rows (a planted pair), one key each at once; the few longer runs make
+    every pair at once without a loop over runs (:func:`_run_pair_keys`). Banding runs on several
+    threads, each holding this for one band, so each array is dropped as soon as the next is made."""
+    count = len(excluded)
+    if low > 0 or high < _HASH_SPACE:
+        picked = repeated[slots]
+        keep = (picked >= np.uint64(low)) & (picked <= np.uint64(high - 1))
+        chosen, slots = chosen[keep], slots[keep]
+        del picked
+    keep = ~excluded[chosen]
+    chosen, slots = chosen[keep], slots[keep]
+    del keep
     if len(chosen) < 2:
         return np.zeros(0, dtype=np.int64)
-    order = np.argsort(column[chosen], kind="stable")  # stable: rows of a run stay in index order
-    members = chosen[order].astype(np.int64)
-    values = column[members]
-    new_run = np.concatenate(([True], values[1:] != values[:-1]))
-    starts = np.flatnonzero(new_run)
-    ends = np.append(starts[1:], len(values))
-    run_end = np.repeat(ends, ends - starts)
-    partners = run_end - np.arange(len(values)) - 1
+    if count < 2**32 and len(repeated) < 2**32:
+        packed = (slots.astype(np.uint64) << np.uint64(32)) | chosen.astype(np.uint64)
+        del chosen, slots
+        packed.sort()
+        ranks: npt.NDArray[np.integer[Any]] = (packed >> np.uint64(32)).astype(np.uint32)
+        members: npt.NDArray[np.integer[Any]] = (packed & np.uint64(0xFFFFFFFF)).astype(
+            np.int32 if count < 2**31 else np.int64
+        )
+        del packed
+    else:
+        order = np.argsort(slots, kind="stable")  # stable: rows of a run stay in index order
+        members, ranks = chosen[order], slots[order]
+        del chosen, slots, order
+    starts = np.flatnonzero(np.concatenate(([True], ranks[1:] != ranks[:-1])))
+    del ranks
+    sizes = np.diff(starts, append=len(members))
+    two = starts[sizes == 2]
+    keys = [members[two].astype(np.int64) * count + members[two + 1]]
+    del two
+    longer = sizes > 2
+    if np.any(longer):
+        keys.append(_run_pair_keys(members, starts[longer], sizes[longer], count))
+    found: npt.NDArray[np.int64] = np.concatenate(keys) if len(keys) > 1 else keys[0]
+    return found
+
+
+def _run_pair_keys(
+    members: npt.NDArray[np.integer[Any]],
+    starts: npt.NDArray[np.int64],
+    sizes: npt.NDArray[np.int64],
+    count: int,
+) -> npt.NDArray[np.int64]:
+    """Keys of every pair within runs ``members[start : start + size]`` (each ascending): the row at
+    position ``p`` of a run ending at ``end`` pairs with positions ``p+1 .. end-1``, so it is repeated
+    ``end - p - 1`` times and the partner offsets are a ramp restarting at each repeated row."""
+    total = int(sizes.sum())
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    positions = np.repeat(starts, sizes) + offsets
+    partners = np.repeat(sizes, sizes) - offsets - 1
     left = np.flatnonzero(partners)
-    if not len(left):
-        return np.zeros(0, dtype=np.int64)
     repeats = partners[left]
-    total = int(repeats.sum())
     first = np.repeat(np.cumsum(repeats) - repeats, repeats)
     lefts = np.repeat(left, repeats)
-    rights = lefts + 1 + (np.arange(total, dtype=np.int64) - first)
-    keys: npt.NDArray[np.int64] = members[lefts] * count + members[rights]
+    rights = lefts + 1 + (np.arange(int(repeats.sum()), dtype=np.int64) - first)
+    keys: npt.NDArray[np.int64] = (
+        members[positions[lefts]].astype(np.int64) * count + members[positions[rights]]
+    )
     return keys
 
 
 def _repeated_values(ordered: U64) -> U64:
     """The values that occur more than once in a sorted band column, ascending, each once."""
     same = ordered[1:] == ordered[:-1]
-    repeated: U64 = np.unique(ordered[1:][same])
-    return repeated
+    repeated: U64 = ordered[1:][same]  # ascending already: only adjacent equal values to drop
+    return repeated[np.concatenate(([True], repeated[1:] != repeated[:-1]))] if len(repeated) else repeated
 
 
-def _repeated_rows(column: U64, repeated: U64 | None = None) -> npt.NDArray[np.int64]:
-    """Rows (ascending) whose hash occurs more than once in the band: the only rows a pair can hold.
-
-    Almost every hash of a band is unique, so this is a small subset; finding it needs one sort of the
-    values (no argsort, no int64 index per row), which keeps banding at ~2 copies of one band column
-    (16 bytes per document) instead of ~8 arrays of 8 bytes per document; one copy when the caller
-    sorted a column of its own in place and passes its ``repeated`` values."""
-    if len(column) < 2:
-        return np.zeros(0, dtype=np.int64)
-    if repeated is None:
-        repeated = _repeated_values(np.sort(column))
-    if not len(repeated):
-        return np.zeros(0, dtype=np.int64)
-    found = []
-    for start in range(0, len(column), _PIECE):  # in pieces: no index array as long as the column
-        piece = column[start : start + _PIECE]
-        slots = np.searchsorted(repeated, piece)
-        slots[slots == len(repeated)] = 0
-        found.append(np.flatnonzero(repeated[slots] == piece).astype(np.int64) + start)
-    return np.concatenate(found)
+def _repeated_rows(
+    pieces: Iterable[tuple[int, U64]], count: int, repeated: U64
+) -> tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.int64]]:
+    """Rows (ascending) whose hash occurs more than once in the band, the only rows a pair can hold, and
+    each one's slot (position of its hash in ``repeated``), from the band column's ``(first row, values)``
+    pieces: the column itself need not be in memory. Rows are int32 when the band has < 2^31 rows."""
+    index = np.int32 if count < 2**31 else np.int64
+    if count < 2 or not len(repeated):
+        return np.zeros(0, dtype=index), np.zeros(0, dtype=np.int64)
+    buckets = Buckets(repeated)
+    rows: list[npt.NDArray[np.integer[Any]]] = []
+    slots: list[npt.NDArray[np.int64]] = []
+    for start, piece in pieces:
+        found = buckets.find(piece)
+        hit = np.flatnonzero(found >= 0)
+        rows.append((hit + start).astype(index))
+        slots.append(found[hit])
+    return np.concatenate(rows), np.concatenate(slots)
 
 
 _PIECE = 1 << 20
@@ -225,6 +281,15 @@ class BandFile:
             raise OSError(f"band file: read {done} of {len(raw)} bytes of band {band}")
         return np.frombuffer(raw, dtype="<u8").view(np.uint64)
 
+    def pieces(self, band: int, size: int) -> Iterator[tuple[int, U64]]:
+        """One band's column ``size`` rows at a time, as ``(first row, values)``."""
+        for start in range(0, self.shape[0], size):
+            stop = min(start + size, self.shape[0])
+            raw = os.pread(self._file.fileno(), (stop - start) * 8, (band * self.shape[0] + start) * 8)
+            if len(raw) != (stop - start) * 8:
+                raise OSError(f"band file: short read of band {band} at row {start}")
+            yield start, np.frombuffer(raw, dtype="<u8").view(np.uint64)
+
     def close(self) -> None:
         self._file.close()
 
@@ -243,6 +308,17 @@ def _run_shard(task: _ShardTask) -> Pairs:
     return shard_pairs(task.hashes, task.excluded, 0, _HASH_SPACE)
 
 
+def _merged(merged: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``np.union1d(merged, keys)`` for an ascending, unique ``merged``: only the keys it lacks are
+    inserted (one copy of ``merged``, no sort of it: most of a band's pairs were found by earlier bands)."""
+    keys = np.unique(keys)
+    at = np.searchsorted(merged, keys)
+    lacking = at == len(merged)
+    lacking[~lacking] = merged[at[~lacking]] != keys[~lacking]
+    found: npt.NDArray[np.int64] = np.insert(merged, at[lacking], keys[lacking])
+    return found
+
+
 def band_groups(bands: int, shards: int) -> list[npt.NDArray[np.intp]]:
     """The bands of each shard: ``shards`` (at most ``bands``) interleaved, near-equal groups."""
     return [np.arange(first, bands, shards) for first in range(min(shards, bands))]
@@ -251,16 +327,20 @@ def band_groups(bands: int, shards: int) -> list[npt.NDArray[np.intp]]:
 def _stored_band_keys(
     columns: BandColumns, band: int, excluded: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.int64]:
-    """:func:`_band_pair_keys` of one band. From a :class:`BandFile` the column is read twice, sorted in
-    place the first time: one column's copy in memory per banding thread at any time, not two (8 bytes
-    per document each; re-reading 8 bytes per document from the page cache costs far less)."""
-    repeated = None
-    if isinstance(columns, BandFile) and columns.shape[0] >= 2:
-        ordered = columns.column(band)  # a fresh buffer of its own
-        ordered.sort()
-        repeated = _repeated_values(ordered)
-        del ordered
-    return _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE, repeated)
+    """:func:`_band_pair_keys` of one band. From a :class:`BandFile` the column is read twice: whole,
+    sorted in place to find its repeated values, then dropped; then in pieces to find the rows holding
+    them. One column's copy in memory per banding thread, and only while its values are sorted (re-reading
+    8 bytes per document from the page cache costs far less than holding them)."""
+    if not isinstance(columns, BandFile):
+        return _band_pair_keys(columns.column(band), excluded, 0, _HASH_SPACE)
+    if columns.shape[0] < 2:
+        return np.zeros(0, dtype=np.int64)
+    ordered = columns.column(band)  # a fresh buffer of its own
+    ordered.sort()
+    repeated = _repeated_values(ordered)
+    del ordered
+    chosen, slots = _repeated_rows(columns.pieces(band, _PIECE), columns.shape[0], repeated)
+    return _pair_keys(chosen, slots, repeated, excluded, 0, _HASH_SPACE)
 
 
 def candidate_pairs(
@@ -283,10 +363,17 @@ def candidate_pairs(
         # not once per band (28 copies of every planted pair's key at 30% planted near-duplicates).
         release_free_memory()  # the metadata sorts' buffers, before the band columns
         merged = np.zeros(0, dtype=np.int64)
-        with ThreadPoolExecutor(max(1, workers)) as pool:
-            for keys in pool.map(lambda band: _stored_band_keys(columns, band, excluded), range(bands)):
-                merged = np.union1d(merged, keys)
-                del keys
+        threads = max(1, workers)
+        with ThreadPoolExecutor(threads) as pool:
+            # a band per thread in flight, and one more (``pool.map`` would band all 28 at once and hold
+            # every band's keys until merged: ~900 MB at 10M articles when the merging falls behind)
+            running: deque[Future[npt.NDArray[np.int64]]] = deque()
+            band = 0
+            while band < bands or running:
+                while band < bands and len(running) <= threads:  # one more than the threads: none idles
+                    running.append(pool.submit(_stored_band_keys, columns, band, excluded))
+                    band += 1
+                merged = _merged(merged, running.popleft().result())
                 release_free_memory()  # each band's freed sort and merge buffers, not 28 bands' worth
         pairs = pairs_from_keys([merged], count)
         del merged

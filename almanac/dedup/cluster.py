@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -83,7 +84,10 @@ class DuplicateArrays:
 
 
 def resolve_ordered(
-    count: int, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64], similarity: npt.NDArray[np.float64]
+    count: int,
+    left: npt.NDArray[np.integer[Any]],
+    right: npt.NDArray[np.integer[Any]],
+    similarity: npt.NDArray[np.float64],
 ) -> DuplicateArrays:
     """:func:`resolve_clusters` when the order keys are the indices themselves (a smaller index is the
     earlier article), in numpy: the same duplicates, kept articles, strongest neighbours and scores.
@@ -91,25 +95,38 @@ def resolve_ordered(
     Clusters by minimum-label propagation with pointer jumping: every node starts as its own label, each
     round gives both ends of every edge the smaller of their labels and then follows labels once; at the
     fixed point the labels agree across every edge, so each cluster carries one label, its smallest
-    index, which is the member it keeps."""
-    labels = np.arange(count, dtype=np.int64)
+    index, which is the member it keeps. Node numbers are int32 when ``count`` allows (at 10M articles
+    these arrays are the largest of the stage's clustering step)."""
+    index = np.int32 if count < 2**31 else np.int64
+    labels = np.arange(count, dtype=index)
     while len(left):
         low = np.minimum(labels[left], labels[right])
         updated = labels.copy()
         np.minimum.at(updated, left, low)
         np.minimum.at(updated, right, low)
+        del low
         updated = updated[updated]
         if np.array_equal(updated, labels):
             break
         labels = updated
+        del updated
     # strongest edge of each member: highest similarity, then the smallest other end (as (sim, -other))
-    member = np.concatenate([left, right])
-    other = np.concatenate([right, left])
+    edges = len(left)
+    member = np.empty(2 * edges, dtype=index)
+    member[:edges], member[edges:] = left, right
+    other = np.empty(2 * edges, dtype=index)
+    other[:edges], other[edges:] = right, left
     score = np.concatenate([similarity, similarity])
     order = np.lexsort((other, -score, member))
     member, other, score = member[order], other[order], score[order]
+    del order
     first = np.concatenate(([True], member[1:] != member[:-1])) if len(member) else np.zeros(0, dtype=bool)
     member, other, score = member[first], other[first], score[first]
     dropped = labels[member] != member
-    index = member[dropped]
-    return DuplicateArrays(index, labels[index], other[dropped], score[dropped])
+    found = member[dropped]
+    return DuplicateArrays(
+        found.astype(np.int64),
+        labels[found].astype(np.int64),
+        other[dropped].astype(np.int64),
+        score[dropped],
+    )

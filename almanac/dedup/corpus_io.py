@@ -8,10 +8,12 @@ is streamed once per stage. The kept corpus is written as parts, one per publish
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,20 +27,56 @@ from almanac.core.schemas import ARTICLE_SCHEMA
 from almanac.dedup.signature_store import stream_groups
 
 
-def _wanted(meta: pa.Table, rows: npt.NDArray[np.int64]) -> tuple[pa.Table, list[str]]:
-    chosen = meta.select(["ingest_file", "ingest_row"]).take(pa.array(rows))
-    wanted = chosen.append_column("ord", pa.array(np.arange(len(rows), dtype=np.int64)))
-    files = sorted(set(chosen.column("ingest_file").unique().to_pylist()))
-    return wanted, files
+@dataclass(frozen=True)
+class Locations:
+    """Where every metadata row's text is, as numpy arrays over the whole table (views of ``meta``'s own
+    buffers when it holds one chunk): no Arrow take or filter per part or per ingest file."""
+
+    files: list[str]  # ingest file paths, sorted (the order their rows are read in)
+    file_of: npt.NDArray[np.int32]  # per metadata row: its file, an index into ``files``
+    row_of: npt.NDArray[np.integer[Any]]  # per metadata row: its row in that file
+
+    @classmethod
+    def of(cls, meta: pa.Table) -> Locations:
+        column = meta.column("ingest_file")
+        if not pa.types.is_dictionary(column.type):
+            column = pc.dictionary_encode(column)
+        column = column.unify_dictionaries()
+        names = [str(name) for name in column.chunk(0).dictionary.to_pylist()] if column.num_chunks else []
+        codes = _numpy([chunk.indices for chunk in column.chunks], np.int32)
+        rank = np.zeros(len(names), dtype=np.int32)
+        rank[np.argsort(np.array(names, dtype=object), kind="stable")] = np.arange(len(names), dtype=np.int32)
+        if not np.array_equal(rank, np.arange(len(names))):  # a dictionary out of path order
+            codes = rank[codes]
+        return cls(sorted(names), codes, _numpy(meta.column("ingest_row").chunks, np.int64))
+
+    def by_file(
+        self, rows: npt.NDArray[np.int64]
+    ) -> Iterator[tuple[str, npt.NDArray[np.integer[Any]], npt.NDArray[np.int64]]]:
+        """``(file, its rows ascending, the positions in ``rows`` of each)`` for every file holding one of
+        ``rows``, files in path order. Rows already in storage order (a corpus part's) are not sorted."""
+        files = self.file_of[rows]
+        positions = self.row_of[rows]
+        later = files[1:] > files[:-1]
+        ordered = bool(np.all(later | ((files[1:] == files[:-1]) & (positions[1:] >= positions[:-1]))))
+        del later
+        order: npt.NDArray[np.int64] | None = None
+        if not ordered:
+            order = np.lexsort((positions, files))
+            files, positions = files[order], positions[order]
+        edges = np.concatenate(([0], np.flatnonzero(files[1:] != files[:-1]) + 1, [len(files)]))
+        for start, stop in itertools.pairwise(edges.tolist()):
+            if stop > start:
+                ords = order[start:stop] if order is not None else np.arange(start, stop, dtype=np.int64)
+                yield self.files[int(files[start])], positions[start:stop], ords
 
 
-def _file_positions(wanted: pa.Table, file: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Rows of ``file`` that ``wanted`` asks for, ascending, and the ``ord`` of each."""
-    mine = wanted.filter(pc.equal(wanted.column("ingest_file"), file))
-    positions = mine.column("ingest_row").to_numpy()
-    ords = mine.column("ord").to_numpy()
-    sorter = np.argsort(positions, kind="stable")
-    return positions[sorter], ords[sorter]
+def _numpy(chunks: list[pa.Array], dtype: type[np.integer[Any]]) -> npt.NDArray[Any]:
+    """One numpy array of integer chunks (a view of the only chunk's buffer when there is one)."""
+    parts: list[npt.NDArray[Any]] = [np.asarray(chunk.to_numpy(zero_copy_only=False)) for chunk in chunks]
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
 class StoredTexts:
@@ -46,21 +84,19 @@ class StoredTexts:
     file by file, ``batch_rows`` rows at a time, so each file holding a wanted row is read once."""
 
     def __init__(self, meta: pa.Table, batch_rows: int) -> None:
-        self.meta = meta
+        self.locations = Locations.of(meta)
         self.batch_rows = batch_rows
 
     def __call__(self, rows: npt.NDArray[np.int64]) -> Iterator[tuple[npt.NDArray[np.int64], list[str]]]:
         if not len(rows):
             return
-        wanted, files = _wanted(self.meta, rows)
         given = 0
-        for file in files:
-            positions, ords = _file_positions(wanted, file)
+        for file, positions, ords in self.locations.by_file(rows):
             for first, batch in stream_groups(Path(file), ["text"], self.batch_rows, positions):
                 low = int(np.searchsorted(positions, first))
                 high = int(np.searchsorted(positions, first + batch.num_rows))
                 if high > low:
-                    taken = batch.column(0).take(pa.array(positions[low:high] - first))
+                    taken = batch.column(0).take(pa.array(positions[low:high] - first, pa.int64()))
                     yield ords[low:high], [str(text) for text in taken.to_pylist()]
                     given += high - low
         if given != len(rows):
@@ -117,11 +153,13 @@ def write_parts(
     Readers put a month in (publish date, id) order (almanac.core.layout.read_month_articles).
     """
 
+    locations = Locations.of(meta)
+
     def write(part: Part) -> None:
         target = directory / part.month / f"{part.crawl}.parquet"
         target.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(target) as temp:
-            written = _write_part(meta, part.rows, temp, batch_rows)
+            written = _write_part(locations, part.rows, temp, batch_rows)
         if written != len(part.rows):
             raise RuntimeError(f"{part.key}: {len(part.rows)} kept articles, the ingest files gave {written}")
 
@@ -130,7 +168,7 @@ def write_parts(
             del done
 
 
-def _runs(batch: pa.RecordBatch, rows: npt.NDArray[np.int64]) -> list[pa.RecordBatch]:
+def _runs(batch: pa.RecordBatch, rows: npt.NDArray[np.integer[Any]]) -> list[pa.RecordBatch]:
     """``rows`` (ascending) of ``batch`` as zero-copy slices, one per run of consecutive rows: most rows
     are kept, so this is a few slices, and ``flush``'s ``combine_chunks`` is the only copy (a ``take``
     here was a second one, ~0.5 CPU s at 100k articles)."""
@@ -140,7 +178,7 @@ def _runs(batch: pa.RecordBatch, rows: npt.NDArray[np.int64]) -> list[pa.RecordB
     return [batch.slice(int(start), int(stop - start)) for start, stop in zip(starts, stops, strict=True)]
 
 
-def _write_part(meta: pa.Table, rows: npt.NDArray[np.int64], target: Path, batch_rows: int) -> int:
+def _write_part(locations: Locations, rows: npt.NDArray[np.int64], target: Path, batch_rows: int) -> int:
     """Row groups of ``batch_rows`` rows (the last one shorter), whatever batches the ingest files give."""
     written = 0
     pending: list[pa.RecordBatch] = []
@@ -158,9 +196,7 @@ def _write_part(meta: pa.Table, rows: npt.NDArray[np.int64], target: Path, batch
             pending, held, written = rest.to_batches(), rest.num_rows, written + size
 
         if len(rows):
-            wanted, files = _wanted(meta, rows)
-            for file in files:
-                positions, _ords = _file_positions(wanted, file)
+            for file, positions, _ords in locations.by_file(rows):
                 for first, batch in stream_groups(Path(file), ARTICLE_SCHEMA.names, batch_rows, positions):
                     low = int(np.searchsorted(positions, first))
                     high = int(np.searchsorted(positions, first + batch.num_rows))

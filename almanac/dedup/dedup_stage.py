@@ -15,6 +15,7 @@ from almanac.core.layout import dedup_rejects, dedup_signatures, metrics_path
 from almanac.core.parallel import RayConfig
 from almanac.core.params import ccnews_months, months_in_scope, parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.dedup.allocator import release_free_memory
 from almanac.dedup.incremental import dedup_corpus
 from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
 from almanac.dedup.without_pandas import pyarrow_without_pandas
@@ -35,6 +36,8 @@ def run() -> int:
     # No CC-News month (ccnews_ingest.raw_dir: "") gives an empty corpus on purpose, never a missing one.
     ledger, selection = dedup_corpus(crawled, months, config, ray_config)
     record_selection(ledger, selection)
+    del selection  # its row arrays (~23 bytes an article), before the rejects are read back and sorted
+    release_free_memory()
     ledger.extra["ccnews_months"] = crawled
     finish_stage(ledger, started, dedup_rejects(), metrics_path(STAGE))
     return 0

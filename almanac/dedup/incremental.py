@@ -59,6 +59,7 @@ from almanac.dedup.band_index import (
 from almanac.dedup.banding import BandColumns, _band_pair_keys, pairs_from_keys
 from almanac.dedup.corpus_io import Part, StoredTexts, corpus_parts, write_parts
 from almanac.dedup.file_digests import digest, remember
+from almanac.dedup.held_meta import id_strings, unify
 from almanac.dedup.near_duplicates import DedupConfig
 from almanac.dedup.reject_spill import SpilledLedger
 from almanac.dedup.signature_store import ingest_files, read_signed
@@ -210,7 +211,7 @@ def _incremental(
             start += size
         else:
             parts.append(load_meta(index / "bands", crawl))  # kept by the index, not decoded again
-    meta = pa.concat_tables(parts)
+    meta = unify(parts)
     count = meta.num_rows
     new_rows = np.concatenate(
         [np.zeros(0, dtype=np.int64)]
@@ -239,7 +240,8 @@ def _incremental(
     texts = StoredTexts(meta, config.text_batch_rows)
     settings = config.select
     checked = verify_pairs(pairs, lambda documents: texts(rows[documents]), settings.verify)
-    verified = np.concatenate([_stored_edges(index, ids.take(pa.array(rows)).combine_chunks()), checked])
+    row_ids = id_strings(ids.take(pa.array(rows))).combine_chunks()
+    verified = np.concatenate([_stored_edges(index, row_ids), checked])
     verified = verified[np.lexsort((verified[:, 1], verified[:, 0]))]
     selection = decide(meta, rows, verified, int(manifest["candidate_pairs"]) + len(pairs), in_scope, ledger)
     recorded = manifest["articles"]
@@ -364,11 +366,11 @@ def _save(
     # the ids of the pairs' rows only (not a copy of every clustered row's id first)
     first = ids.take(pa.array(rows[verified[:, 0].astype(np.int64)]))
     second = ids.take(pa.array(rows[verified[:, 1].astype(np.int64)]))
-    before = pc.less(first, second)
+    before = pc.less(first, second)  # raw-byte ids are in their hex strings' order
     edges = pa.table(
         {
-            "left_id": pc.if_else(before, first, second),
-            "right_id": pc.if_else(before, second, first),
+            "left_id": id_strings(pc.if_else(before, first, second)),
+            "right_id": id_strings(pc.if_else(before, second, first)),
             "jaccard": pa.array(verified[:, 2], pa.float64()),
         }
     ).sort_by([("left_id", "ascending"), ("right_id", "ascending")])

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +24,7 @@ from almanac.core.io import PARQUET_COMPRESSION, TEMP_PREFIX, atomic_path
 from almanac.core.parallel import RayConfig, parallel_stream
 from almanac.core.schemas import TIMESTAMP
 from almanac.dedup.banding import BandFile, band_hashes, empty_rows
+from almanac.dedup.held_meta import MetaBuilder
 from almanac.dedup.minhash import MinHashConfig, signatures
 
 # The article columns signing reads; the text is dropped once signed.
@@ -153,7 +155,7 @@ def signature_matrix(column: pa.Array | pa.ChunkedArray, num_perm: int) -> npt.N
 class SignedCorpus:
     """What dedup holds for every article of every crawl month: metadata, band hashes, empty flags."""
 
-    meta: pa.Table  # META_COLUMNS, in reading order
+    meta: pa.Table  # META_COLUMNS, in reading order, narrowed (almanac.dedup.held_meta)
     hashes: BandFile  # (rows, bands), band-major on local disk
     empty: npt.NDArray[np.bool_]  # rows whose text has no word
 
@@ -165,7 +167,7 @@ def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_r
     total = sum(pq.ParquetFile(path).metadata.num_rows for path in paths)
     hashes = BandFile(total, bands)  # on disk: banding reads one band's column at a time
     empty = np.empty(total, dtype=bool)
-    metas: list[pa.RecordBatch] = []
+    metas = MetaBuilder(total)  # each column one buffer of ``total`` rows
     start = 0
     for batch in _batches(paths, batch_rows):
         width = batch.schema.field("signature").type.byte_width
@@ -175,21 +177,21 @@ def read_signed(paths: list[Path], num_perm: int, bands: int, rows: int, batch_r
         stop = start + batch.num_rows
         hashes.write(start, band_hashes(sigs, bands, rows))
         empty[start:stop] = empty_rows(sigs)
-        metas.append(_held(batch, held_schema))
+        metas.put(start, _held(batch, held_schema))
         start = stop
-    meta = pa.Table.from_batches(metas, held_schema) if metas else held_schema.empty_table()
-    return SignedCorpus(meta, hashes, empty)
+    return SignedCorpus(metas.table(), hashes, empty)
 
 
 def read_meta(paths: list[Path], num_perm: int, batch_rows: int) -> pa.Table:
     """The metadata :func:`read_signed` holds, without reading the signatures."""
     held_schema = _held_schema(num_perm)
-    metas = [
-        _held(batch, held_schema)
-        for path in paths
-        for batch in stream_batches(path, META_COLUMNS, batch_rows)
-    ]
-    return pa.Table.from_batches(metas, held_schema) if metas else held_schema.empty_table()
+    metas = MetaBuilder(sum(pq.ParquetFile(path).metadata.num_rows for path in paths))
+    start = 0
+    for path in paths:
+        for batch in stream_batches(path, META_COLUMNS, batch_rows):
+            metas.put(start, _held(batch, held_schema))
+            start += batch.num_rows
+    return metas.table()
 
 
 def _held_schema(num_perm: int) -> pa.Schema:
@@ -253,7 +255,7 @@ def stream_batches(path: Path, columns: list[str] | None, batch_rows: int) -> It
 
 
 def stream_groups(
-    path: Path, columns: list[str], batch_rows: int, positions: npt.NDArray[np.int64]
+    path: Path, columns: list[str], batch_rows: int, positions: npt.NDArray[np.integer[Any]]
 ) -> Iterator[tuple[int, pa.RecordBatch]]:
     """``(first row, batch)`` of only the row groups holding one of ``positions`` (rows of the file):
     an incremental dedup reads a few old texts, not the whole text column of every file holding one."""

@@ -17,8 +17,10 @@ import pyarrow.compute as pc
 
 from almanac.core.parallel import RayConfig
 from almanac.core.rejects import TableLedger
+from almanac.dedup.allocator import release_free_memory
 from almanac.dedup.banding import BandColumns, Pairs, as_columns, candidate_pairs
 from almanac.dedup.cluster import resolve_ordered
+from almanac.dedup.held_meta import id_strings, strings
 from almanac.dedup.signature_store import source_column
 from almanac.dedup.verify import TextSource, VerifySettings, verify_pairs
 
@@ -47,7 +49,10 @@ def select_survivors(
     rows, in_scope = clustered_rows(meta, months, ledger)
     pairs = _candidates(hashes, empty, rows, settings, ray_config)
     verified = verify_pairs(pairs, lambda documents: texts(rows[documents]), settings.verify)
-    return decide(meta, rows, verified, len(pairs), in_scope, ledger)
+    candidates = len(pairs)
+    del pairs
+    release_free_memory()  # verification's text batches and sets, before clustering's arrays
+    return decide(meta, rows, verified, candidates, in_scope, ledger)
 
 
 def clustered_rows(
@@ -64,7 +69,7 @@ def clustered_rows(
             out_of_scope,
             ledger.stage,
             "publish_month_out_of_scope",
-            pc.binary_join_element_wise("published in ", out_of_scope.column("month"), ""),
+            pc.binary_join_element_wise("published in ", strings(out_of_scope.column("month")), ""),
             None,
         )
     )
@@ -99,8 +104,11 @@ def decide(
     # ``rows`` is sorted by (publish date, id) and ids are unique in it, so a smaller index is a smaller
     # key: clusters are resolved over the documents of verified pairs only, keyed by their index.
     nodes = np.unique(verified[:, :2].astype(np.int64)) if len(verified) else np.zeros(0, dtype=np.int64)
-    local = np.searchsorted(nodes, verified[:, :2].astype(np.int64)).reshape(-1, 2)
+    local = np.empty((len(verified), 2), dtype=np.int32 if len(nodes) < 2**31 else np.int64)
+    for side in range(2):  # one column at a time: no int64 copy of both
+        local[:, side] = np.searchsorted(nodes, verified[:, side].astype(np.int64))
     found = resolve_ordered(len(nodes), local[:, 0], local[:, 1], verified[:, 2].astype(np.float64))
+    del local
     drop = np.zeros(len(rows), dtype=bool)
     if len(found.index):
         index = nodes[found.index]
@@ -108,7 +116,7 @@ def decide(
         ids = meta.column("id")
         for start in range(0, len(index), _PIECE):  # in pieces: one piece's reject rows at a time
             stop = start + _PIECE
-            neighbours = ids.take(pa.array(rows[nodes[found.neighbour[start:stop]]]))
+            neighbours = id_strings(ids.take(pa.array(rows[nodes[found.neighbour[start:stop]]])))
             details = pa.array(
                 [
                     f"jaccard={score:.3f} with {neighbour}"
@@ -202,11 +210,11 @@ def _rejects(
         detail = pa.array([detail] * count, pa.string())
     return pa.table(
         {
-            "id": rows.column("id"),
+            "id": id_strings(rows.column("id")),
             "stage": pa.array([stage] * count, pa.string()),
             "reason": pa.array([reason] * count, pa.string()),
             "detail": detail,
             "source": source_column(rows),
-            "related_id": related if related is not None else pa.nulls(count, pa.string()),
+            "related_id": id_strings(related) if related is not None else pa.nulls(count, pa.string()),
         }
     )
