@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 _PROBE = """
 import sys
-from almanac.dedup.without_pandas import pyarrow_without_pandas
+from almanac.core.without_pandas import pyarrow_without_pandas
 pyarrow_without_pandas()
 import numpy as np
 import pyarrow as pa

@@ -6,8 +6,7 @@ are pandas types), and ``pyarrow.dataset``, which ``pq.read_table`` goes through
 Both ask pyarrow's pandas shim, which looks for pandas once and remembers the answer. Asking it once while
 pandas cannot be imported (as where pandas is not installed, which pyarrow supports) answers "absent" for the
 rest of the process. pandas itself stays importable, and pyarrow's own pandas conversions (``to_pandas``)
-still import it when called. (almanac/dedup/without_pandas.py is the same for the dedup stages, which did it
-first.)
+still import it when called. The dedup stages call it too, and every `almanac` command that reads tables.
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ from almanac.core.layout import dedup_rejects, dedup_signatures, metrics_path
 from almanac.core.parallel import RayConfig
 from almanac.core.params import ccnews_months, months_in_scope, parse_section
 from almanac.core.stage import finish_stage, parse_stage_args
+from almanac.core.without_pandas import pyarrow_without_pandas
 from almanac.dedup.allocator import release_free_memory
 from almanac.dedup.incremental import dedup_corpus
 from almanac.dedup.near_duplicates import STAGE, DedupConfig, record_selection
-from almanac.dedup.without_pandas import pyarrow_without_pandas
 
 
 def run() -> int:

@@ -15,9 +15,9 @@ from almanac.core.metrics import write_metrics
 from almanac.core.parallel import RayConfig
 from almanac.core.params import parse_section
 from almanac.core.stage import end_stage, parse_stage_args
+from almanac.core.without_pandas import pyarrow_without_pandas
 from almanac.dedup.near_duplicates import DedupConfig
 from almanac.dedup.signature_store import sign_crawl_month
-from almanac.dedup.without_pandas import pyarrow_without_pandas
 
 STAGE = "dedup_signatures"
 
