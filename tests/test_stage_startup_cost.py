@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from almanac.core.io import read_parquet
-from almanac.pipeline.imports import _runtime_nodes, _runtime_statements, imports
+from almanac.pipeline.imports import _runtime_nodes, imports
 from tests.support import sample_build
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,7 +154,9 @@ async def co():
 
 def test_the_statement_walk_finds_every_import_the_full_walk_finds() -> None:
     tree = ast.parse(_NESTED)
-    by_statements = imports(tree, "pkg.mod", Path("pkg/mod.py"), list(_runtime_statements(tree)))
+    by_statements = imports(
+        tree, "pkg.mod", Path("pkg/mod.py"), list(_runtime_nodes(tree, statements_only=True))
+    )
     by_all_nodes = imports(tree, "pkg.mod", Path("pkg/mod.py"), list(_runtime_nodes(tree)))
     assert by_statements == by_all_nodes
     assert {"a", "b", "c", "c.d", "e", "f", "g", "h", "i", "j", "k", "l"} <= by_statements

@@ -49,26 +49,14 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every node except the bodies of ``if TYPE_CHECKING:``."""
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            stack.extend(node.orelse)
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-
-
 # Where an import statement can sit: in a statement list of a statement, a handler or a match case, never
-# inside an expression. _runtime_statements walks only these (an eighth of a module's nodes).
+# inside an expression. With ``statements_only`` the walk enters only these (an eighth of a module's nodes).
 _STATEMENT_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
 
 
-def _runtime_statements(tree: ast.AST) -> Iterator[ast.AST]:
-    """What ``_runtime_nodes`` yields that is a statement (every import it would find), without walking
-    into expressions."""
+def _runtime_nodes(tree: ast.AST, statements_only: bool = False) -> Iterator[ast.AST]:
+    """Every node except the bodies of ``if TYPE_CHECKING:``; with ``statements_only``, only the statements
+    (every import the full walk would find), without walking into expressions."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
@@ -76,7 +64,10 @@ def _runtime_statements(tree: ast.AST) -> Iterator[ast.AST]:
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
-        stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, _STATEMENT_HOLDERS))
+        children = ast.iter_child_nodes(node)
+        if statements_only:
+            children = (child for child in children if isinstance(child, _STATEMENT_HOLDERS))
+        stack.extend(children)
 
 
 def _names_data_files(source: str) -> bool:
@@ -184,7 +175,7 @@ def _edges(name: str, path: Path, root: Path) -> tuple[frozenset[str], frozenset
         nodes = list(_runtime_nodes(tree))
         found = data_files(tree, path, root, nodes)
     else:
-        nodes, found = list(_runtime_statements(tree)), set()
+        nodes, found = list(_runtime_nodes(tree, statements_only=True)), set()
     imported = imports(tree, name, path, nodes)
     return frozenset(imported), frozenset(data.relative_to(root).as_posix() for data in found)
 
