@@ -46,6 +46,12 @@ def repro_here(project: Path, *args: str) -> str:
             scoped.setattr(owner, name, getattr(owner, name))
         scoped.chdir(project)
         scoped.setenv("DVC_NO_ANALYTICS", "1")  # as _launch's process has it
+        # DVC's console starts disabled in a process and only a run without --quiet enables it; another
+        # test of this process that ran DVC's command line left it on (DVC's own "Data and pipelines are
+        # up to date." then printed under --quiet).
+        from dvc.ui import ui
+
+        scoped.setattr(ui, "_enabled", False)
         with contextlib.redirect_stdout(printed):
             status = repro.main(list(args))
     assert status == 0, printed.getvalue()
